@@ -1,0 +1,300 @@
+// Command gtrace runs bpftrace programs, compiled in-process to BPF.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"gtrace/codegen"
+	"gtrace/kernel"
+	"gtrace/lang/ast"
+	"gtrace/lang/diag"
+	"gtrace/lang/parser"
+	"gtrace/lang/token"
+	"gtrace/output"
+	"gtrace/runtime"
+	"gtrace/sema"
+	"gtrace/symbol"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "0.1.0-dev"
+
+const usage = `USAGE:
+    gtrace [options] FILENAME [ARGS...]
+    gtrace [options] -e 'program' [ARGS...]
+    gtrace -l [SEARCH]
+
+OPTIONS:
+    -e PROGRAM     the program to run
+    -l [SEARCH]    list probes matching SEARCH (tracepoints, raw tracepoints, software and hardware events)
+    -lv [SEARCH]   list probes with their arguments
+    -c CMD         run CMD, set cpid, and exit when it exits
+    -p PID         trace only process PID; exit when it exits
+    -f FORMAT      output format: text (default) or json
+    -o FILE        write output to FILE
+    -q             quiet: leave out the "Attaching" line
+    -v             verbose: per-probe instruction and verifier counts
+    -d STAGE       dump a stage: ast, codegen or all
+    --dry-run      compile and load through the verifier, but do not attach
+    --unsafe       allow unsafe functions (system, signal)
+    -h, --help     show this help
+    --version      print the version
+
+ENVIRONMENT:
+    BPFTRACE_MAX_STRLEN, BPFTRACE_MAX_MAP_KEYS, BPFTRACE_MAX_PROBES
+`
+
+func main() {
+	runtime.ExecChildIfAsked()
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// options are the parsed command line.
+type options struct {
+	program, filename string
+	params            []string
+	list              bool
+	listVerbose       bool
+	listPattern       string
+	command           string
+	pid               int
+	format            string
+	outFile           string
+	quiet, verbose    bool
+	dump              string
+	dryRun, unsafe    bool
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	opts, err := parseArgs(args)
+	if err == errHelp {
+		fmt.Fprint(stdout, usage)
+		return 0
+	}
+	if err == errVersion {
+		fmt.Fprintf(stdout, "gtrace %s\n", version)
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "ERROR: %v\n\n%s", err, usage)
+		return 1
+	}
+	if opts.list {
+		return list(opts, stdout, stderr)
+	}
+	if err := trace(opts, stdout, stderr); err != nil {
+		if ec, ok := err.(exitCode); ok {
+			return int(ec)
+		}
+		fmt.Fprintf(stderr, "ERROR: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+var (
+	errHelp    = fmt.Errorf("help")
+	errVersion = fmt.Errorf("version")
+)
+
+// exitCode is returned by trace to exit with a code and no message.
+type exitCode int
+
+func (e exitCode) Error() string { return "exit " + strconv.Itoa(int(e)) }
+
+// parseArgs parses bpftrace's command line, which mixes flags and
+// positional parameters the way getopt does.
+func parseArgs(args []string) (*options, error) {
+	o := &options{format: "text"}
+	haveProgram := false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		value := func() (string, error) {
+			if i+1 >= len(args) {
+				return "", fmt.Errorf("option %s needs a value", a)
+			}
+			i++
+			return args[i], nil
+		}
+		var err error
+		switch {
+		case a == "-h" || a == "--help":
+			return nil, errHelp
+		case a == "--version" || a == "-V":
+			return nil, errVersion
+		case a == "-e":
+			o.program, err = value()
+			haveProgram = true
+		case a == "-l" || a == "-lv" || a == "-vl":
+			o.list = true
+			o.listVerbose = a != "-l"
+			if i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
+				i++
+				o.listPattern = args[i]
+			}
+		case a == "-c":
+			o.command, err = value()
+		case a == "-p":
+			var s string
+			if s, err = value(); err == nil {
+				if o.pid, err = strconv.Atoi(s); err != nil || o.pid <= 0 {
+					err = fmt.Errorf("invalid PID %q", s)
+				}
+			}
+		case a == "-f":
+			o.format, err = value()
+			if err == nil && o.format != "text" && o.format != "json" {
+				err = fmt.Errorf("invalid output format %q: want text or json", o.format)
+			}
+		case a == "-o":
+			o.outFile, err = value()
+		case a == "-q":
+			o.quiet = true
+		case a == "-v":
+			o.verbose = true
+			if o.list {
+				o.listVerbose = true
+			}
+		case a == "-d":
+			o.dump, err = value()
+			if err == nil && o.dump != "ast" && o.dump != "codegen" && o.dump != "all" {
+				err = fmt.Errorf("invalid dump stage %q: want ast, codegen or all", o.dump)
+			}
+		case a == "--dry-run":
+			o.dryRun = true
+		case a == "--unsafe":
+			o.unsafe = true
+		case a == "--":
+			o.params = append(o.params, args[i+1:]...)
+			i = len(args)
+		case strings.HasPrefix(a, "-") && a != "-":
+			err = fmt.Errorf("unknown option %s", a)
+		case !haveProgram && !o.list:
+			o.filename = a
+			haveProgram = true
+		default:
+			if o.list && o.listPattern == "" {
+				o.listPattern = a
+			} else {
+				o.params = append(o.params, a)
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if !haveProgram && !o.list {
+		return nil, fmt.Errorf("no program given: use -e 'program' or a file name")
+	}
+	return o, nil
+}
+
+func list(o *options, stdout, stderr io.Writer) int {
+	listFn := kernel.ListProbes
+	if o.listVerbose {
+		listFn = kernel.ListProbesVerbose
+	}
+	lines, err := listFn(o.listPattern)
+	if err != nil {
+		fmt.Fprintf(stderr, "ERROR: %v\n", err)
+		return 1
+	}
+	for _, l := range lines {
+		fmt.Fprintln(stdout, l)
+	}
+	return 0
+}
+
+// trace compiles and runs the program.
+func trace(o *options, stdout, stderr io.Writer) error {
+	name, src := "stdin", []byte(o.program)
+	if o.filename != "" {
+		var err error
+		if o.filename == "-" {
+			src, err = io.ReadAll(os.Stdin)
+		} else {
+			name = o.filename
+			src, err = os.ReadFile(o.filename)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	file := token.NewFile(name, src)
+	prog, errs := parser.ParseFile(file)
+	if errs.HasErrors() {
+		diag.Render(stderr, file, errs)
+		return exitCode(1)
+	}
+	if o.dump == "ast" || o.dump == "all" {
+		ast.Dump(stdout, prog)
+		if o.dump == "ast" {
+			return nil
+		}
+	}
+	cfg, err := config(prog, o)
+	if err != nil {
+		return err
+	}
+
+	var child *runtime.Child
+	cgOpts := &codegen.Options{Kaddr: (&symbol.Kernel{}).Addr}
+	if o.command != "" {
+		if child, err = runtime.StartChild(o.command); err != nil {
+			return err
+		}
+		defer child.Kill()
+		cgOpts.Cpid = uint32(child.Pid)
+	}
+	cgOpts.Pid = uint32(o.pid)
+
+	info, errs := sema.Check(prog, &sema.Options{Config: cfg})
+	if errs.HasErrors() {
+		diag.Render(stderr, file, errs)
+		return exitCode(1)
+	}
+	out, err := codegen.Compile(info, cgOpts)
+	if err != nil {
+		return err
+	}
+	if o.dump == "codegen" || o.dump == "all" {
+		for _, p := range out.Progs {
+			fmt.Fprintf(stdout, "%s:\n%v\n", p.Prog.Probe.Name, out.Spec.Programs[p.Name].Instructions)
+		}
+		return nil
+	}
+
+	w := stdout
+	if o.outFile != "" {
+		f, err := os.Create(o.outFile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		w = f
+	}
+	var printer output.Printer = output.NewText(w, stderr)
+	if o.format == "json" {
+		printer = output.NewJSON(w)
+	}
+	ropts := &runtime.Options{Printer: printer, Stderr: stderr, Verbose: o.verbose,
+		DryRun: o.dryRun, Quiet: o.quiet}
+	if child != nil {
+		ropts.Attached = child.Release
+		ropts.Done = child.Done()
+	} else if o.pid != 0 {
+		ropts.Done = runtime.WatchPid(o.pid)
+	}
+	code, err := runtime.Run(out, ropts)
+	if err != nil {
+		return err
+	}
+	if code != 0 {
+		return exitCode(code)
+	}
+	return nil
+}

@@ -1,0 +1,127 @@
+package codegen
+
+import (
+	"github.com/cilium/ebpf/asm"
+
+	"gtrace/lang/ast"
+	"gtrace/sema"
+)
+
+// aggregate generates `@m[k] = f(x)` for an aggregating function. The
+// maps are per-CPU, so values are updated in place without atomics and
+// merged in user space.
+func (g *gen) aggregate(m *ast.Map, l *MapLayout, call *ast.Call) {
+	agg := l.Value.Agg
+	// The argument, kept in scratch while the key is built.
+	arg := g.alloc(8)
+	if len(call.Args) > 0 {
+		g.scalar(call.Args[0])
+		g.emit(asm.StoreMem(regScratch, int16(arg), asm.R0, asm.DWord))
+	}
+	key, _ := g.buildKey(m.Name, m.Keys)
+	if agg == sema.AggHist || agg == sema.AggLHist {
+		g.emit(asm.LoadMem(asm.R0, regScratch, int16(arg), asm.DWord))
+		if agg == sema.AggHist {
+			g.histBucket()
+		} else {
+			g.lhistBucket(l.Value)
+		}
+		g.emit(asm.StoreMem(regScratch, int16(key+l.KeySize-8), asm.R0, asm.DWord))
+		agg = sema.AggCount
+	}
+	g.lookup(l, key)
+	insert, done := g.newLabel(), g.newLabel()
+	g.emit(asm.JEq.Imm(asm.R0, 0, insert), asm.LoadMem(asm.R2, regScratch, int16(arg), asm.DWord))
+	// R0 points at this CPU's value, R2 holds the argument.
+	switch agg {
+	case sema.AggCount:
+		g.emit(asm.LoadMem(asm.R1, asm.R0, 0, asm.DWord), asm.Add.Imm(asm.R1, 1), asm.StoreMem(asm.R0, 0, asm.R1, asm.DWord))
+	case sema.AggSum:
+		g.emit(asm.LoadMem(asm.R1, asm.R0, 0, asm.DWord), asm.Add.Reg(asm.R1, asm.R2), asm.StoreMem(asm.R0, 0, asm.R1, asm.DWord))
+	case sema.AggMin, sema.AggMax:
+		// {value, set}: replace when unset or beaten.
+		store, keep := g.newLabel(), g.newLabel()
+		jop := asm.JSLT
+		if agg == sema.AggMax {
+			jop = asm.JSGT
+		}
+		g.emit(
+			asm.LoadMem(asm.R1, asm.R0, 8, asm.DWord),
+			asm.JEq.Imm(asm.R1, 0, store),
+			asm.LoadMem(asm.R1, asm.R0, 0, asm.DWord),
+			jop.Reg(asm.R2, asm.R1, store),
+			asm.Ja.Label(keep),
+		)
+		g.place(store)
+		g.emit(asm.StoreMem(asm.R0, 0, asm.R2, asm.DWord), asm.Mov.Imm(asm.R1, 1), asm.StoreMem(asm.R0, 8, asm.R1, asm.DWord))
+		g.place(keep)
+	case sema.AggAvg, sema.AggStats:
+		// {count, total}
+		g.emit(
+			asm.LoadMem(asm.R1, asm.R0, 0, asm.DWord), asm.Add.Imm(asm.R1, 1), asm.StoreMem(asm.R0, 0, asm.R1, asm.DWord),
+			asm.LoadMem(asm.R1, asm.R0, 8, asm.DWord), asm.Add.Reg(asm.R1, asm.R2), asm.StoreMem(asm.R0, 8, asm.R1, asm.DWord),
+		)
+	}
+	g.emit(asm.Ja.Label(done))
+	// First value on this CPU: insert the initial value.
+	g.place(insert)
+	val := g.alloc(l.ValueSize)
+	g.emit(asm.LoadMem(asm.R2, regScratch, int16(arg), asm.DWord))
+	switch agg {
+	case sema.AggCount:
+		g.emit(asm.Mov.Imm(asm.R1, 1), asm.StoreMem(regScratch, int16(val), asm.R1, asm.DWord))
+	case sema.AggSum:
+		g.emit(asm.StoreMem(regScratch, int16(val), asm.R2, asm.DWord))
+	case sema.AggMin, sema.AggMax:
+		g.emit(asm.StoreMem(regScratch, int16(val), asm.R2, asm.DWord),
+			asm.Mov.Imm(asm.R1, 1), asm.StoreMem(regScratch, int16(val+8), asm.R1, asm.DWord))
+	case sema.AggAvg, sema.AggStats:
+		g.emit(asm.Mov.Imm(asm.R1, 1), asm.StoreMem(regScratch, int16(val), asm.R1, asm.DWord),
+			asm.StoreMem(regScratch, int16(val+8), asm.R2, asm.DWord))
+	}
+	g.update(l, key, val)
+	g.place(done)
+}
+
+// histBucket turns the value in R0 into its hist bucket: 0 for negative
+// values, 1 for zero, and 2+log2(v) for positive ones.
+func (g *gen) histBucket() {
+	neg, zero, done := g.newLabel(), g.newLabel(), g.newLabel()
+	g.emit(
+		asm.JSLT.Imm(asm.R0, 0, neg),
+		asm.JEq.Imm(asm.R0, 0, zero),
+		asm.Mov.Imm(asm.R1, 2),
+	)
+	// Binary search for the highest set bit.
+	for _, sh := range []int32{32, 16, 8, 4, 2, 1} {
+		skip := g.newLabel()
+		g.emit(asm.Mov.Reg(asm.R2, asm.R0), asm.RSh.Imm(asm.R2, sh), asm.JEq.Imm(asm.R2, 0, skip),
+			asm.Mov.Reg(asm.R0, asm.R2), asm.Add.Imm(asm.R1, sh))
+		g.place(skip)
+	}
+	g.emit(asm.Mov.Reg(asm.R0, asm.R1), asm.Ja.Label(done))
+	g.place(neg)
+	g.emit(asm.Mov.Imm(asm.R0, 0), asm.Ja.Label(done))
+	g.place(zero)
+	g.emit(asm.Mov.Imm(asm.R0, 1))
+	g.place(done)
+}
+
+// lhistBucket turns the value in R0 into its lhist bucket: 0 below min,
+// then one per step, and the last at or above max.
+func (g *gen) lhistBucket(t *sema.Type) {
+	below, above, done := g.newLabel(), g.newLabel(), g.newLabel()
+	g.loadImm(asm.R1, t.LMin)
+	g.emit(asm.JSLT.Reg(asm.R0, asm.R1, below))
+	g.loadImm(asm.R1, t.LMax)
+	g.emit(asm.JSGE.Reg(asm.R0, asm.R1, above))
+	g.loadImm(asm.R1, t.LMin)
+	g.emit(asm.Sub.Reg(asm.R0, asm.R1))
+	g.loadImm(asm.R1, t.LStep)
+	g.emit(asm.Div.Reg(asm.R0, asm.R1), asm.Add.Imm(asm.R0, 1), asm.Ja.Label(done))
+	g.place(below)
+	g.emit(asm.Mov.Imm(asm.R0, 0), asm.Ja.Label(done))
+	g.place(above)
+	g.loadImm(asm.R0, (t.LMax-t.LMin)/t.LStep+1)
+	g.place(done)
+}

@@ -1,0 +1,200 @@
+package codegen
+
+import (
+	"github.com/cilium/ebpf/asm"
+
+	"gtrace/lang/ast"
+	"gtrace/sema"
+)
+
+// exprStmt generates an expression evaluated for its effect.
+func (g *gen) exprStmt(e ast.Expr) {
+	call, ok := e.(*ast.Call)
+	if !ok {
+		if t := g.typ(e); t.IsScalar() {
+			g.scalar(e)
+		} else {
+			g.composite(e, -1)
+		}
+		return
+	}
+	args := call.Args
+	switch f := g.prog.Funcs[call]; f {
+	case sema.FPrintf, sema.FCat, sema.FSystem:
+		kind := map[sema.Func]EventKind{sema.FPrintf: EvPrintf, sema.FCat: EvCat, sema.FSystem: EvSystem}[f]
+		g.event(&Event{Kind: kind, Format: args[0].(*ast.StrLit).Value}, args[1:])
+	case sema.FExit:
+		if len(args) == 0 {
+			args = []ast.Expr{&ast.IntLit{}}
+			g.prog.Types[args[0]] = sema.Int64
+		}
+		g.event(&Event{Kind: EvExit}, args)
+	case sema.FTime:
+		format := "%H:%M:%S\n"
+		if len(args) == 1 {
+			format = args[0].(*ast.StrLit).Value
+		}
+		g.event(&Event{Kind: EvTime, Format: format}, nil)
+	case sema.FPrint:
+		if m, ok := args[0].(*ast.Map); ok && len(m.Keys) == 0 {
+			ev := &Event{Kind: EvPrintMap, Map: g.out.Maps[m.Name]}
+			if len(args) > 1 {
+				ev.Top = g.constInt(args[1])
+			}
+			if len(args) > 2 {
+				ev.Div = g.constInt(args[2])
+			}
+			g.event(ev, nil)
+			return
+		}
+		g.event(&Event{Kind: EvPrintValue}, args)
+	case sema.FClear, sema.FZero:
+		kind := EvClear
+		if f == sema.FZero {
+			kind = EvZero
+		}
+		g.event(&Event{Kind: kind, Map: g.out.Maps[args[0].(*ast.Map).Name]}, nil)
+	case sema.FDelete:
+		m := args[0].(*ast.Map)
+		keys := m.Keys
+		if len(args) == 2 {
+			keys = args[1:]
+		}
+		key, l := g.buildKey(m.Name, keys)
+		g.emit(asm.LoadMapPtr(asm.R1, 0).WithReference(l.BPFName))
+		g.scratchPtr(asm.R2, key)
+		g.emit(asm.FnMapDeleteElem.Call())
+	case sema.FSignal:
+		if s, ok := args[0].(*ast.StrLit); ok {
+			g.loadImm(asm.R1, int64(sema.SignalNumber(s.Value)))
+		} else {
+			g.scalar(args[0])
+			g.emit(asm.Mov.Reg(asm.R1, asm.R0))
+		}
+		g.emit(asm.FnSendSignal.Call())
+	default:
+		if t := g.typ(e); t.IsScalar() {
+			g.scalar(e)
+		} else if t.Kind != sema.Void {
+			g.composite(e, -1)
+		}
+	}
+}
+
+// event sends a record of ev's kind with the given arguments through the
+// ring buffer. A full ring buffer is counted in the lost map.
+func (g *gen) event(ev *Event, args []ast.Expr) {
+	id := len(g.out.Events)
+	g.out.Events = append(g.out.Events, ev)
+	off := eventHeader
+	for _, a := range args {
+		t := g.typ(a)
+		if t.IsScalar() {
+			t = widenInt(t)
+		}
+		ev.Args = append(ev.Args, t)
+		ev.Offsets = append(ev.Offsets, off)
+		off += align8(t.Size)
+	}
+	ev.Size = off
+	buf := g.alloc(ev.Size)
+	for i, a := range args {
+		g.into(a, ev.Args[i], buf+ev.Offsets[i])
+	}
+	g.loadImm(asm.R1, int64(id))
+	g.emit(asm.StoreMem(regScratch, int16(buf), asm.R1, asm.DWord))
+	g.emit(asm.LoadMapPtr(asm.R1, 0).WithReference(mapEvents))
+	g.scratchPtr(asm.R2, buf)
+	g.emit(asm.Mov.Imm(asm.R3, int32(ev.Size)), asm.Mov.Imm(asm.R4, 0), asm.FnRingbufOutput.Call())
+	ok := g.newLabel()
+	g.emit(asm.JEq.Imm(asm.R0, 0, ok))
+	g.countFailure(mapLost, 0)
+	g.place(ok)
+}
+
+// widenInt is the 8-byte form an integer takes in an event.
+func widenInt(t *sema.Type) *sema.Type {
+	if t.Kind == sema.Int && t.Size != 8 {
+		return sema.IntType(8, t.Signed)
+	}
+	return t
+}
+
+// scalarCall evaluates a call with an integer-like result into R0.
+func (g *gen) scalarCall(call *ast.Call) {
+	args := call.Args
+	switch g.prog.Funcs[call] {
+	case sema.FKsym:
+		g.scalar(args[0])
+	case sema.FKaddr:
+		name := args[0].(*ast.StrLit).Value
+		addr, ok := uint64(0), false
+		if g.opts.Kaddr != nil {
+			addr, ok = g.opts.Kaddr(name)
+		}
+		if !ok {
+			g.fail(call, "kaddr(): no kernel symbol %q", name)
+		}
+		g.loadImm(asm.R0, int64(addr))
+	case sema.FBswap:
+		g.scalar(args[0])
+		t := g.typ(call)
+		g.emit(asm.HostTo(asm.BE, asm.R0, sizeOf(t.Size)))
+	case sema.FStrncmp:
+		g.strncmp(args[0], args[1], int(g.constInt(args[2])))
+	case sema.FHasKey:
+		m := args[0].(*ast.Map)
+		keys := m.Keys
+		if len(args) == 2 {
+			keys = args[1:]
+		}
+		key, l := g.buildKey(m.Name, keys)
+		g.lookup(l, key)
+		g.boolify(asm.JNE)
+	default:
+		g.fail(call, "%s() has no integer value", call.Name)
+	}
+}
+
+// strncmp sets R0 to 0 when the first n bytes of a and b match (up to a
+// NUL in both), and to 1 otherwise.
+func (g *gen) strncmp(a, b ast.Expr, n int) {
+	pa, pb := g.composite(a, -1), g.composite(b, -1)
+	n = min(n, g.typ(a).Size, g.typ(b).Size)
+	differ, same, end := g.newLabel(), g.newLabel(), g.newLabel()
+	for i := 0; i < n; i++ {
+		g.emit(
+			asm.LoadMem(asm.R1, regScratch, int16(pa+i), asm.Byte),
+			asm.LoadMem(asm.R2, regScratch, int16(pb+i), asm.Byte),
+			asm.JNE.Reg(asm.R1, asm.R2, differ),
+			asm.JEq.Imm(asm.R1, 0, same),
+		)
+	}
+	g.place(same)
+	g.emit(asm.Mov.Imm(asm.R0, 0), asm.Ja.Label(end))
+	g.place(differ)
+	g.emit(asm.Mov.Imm(asm.R0, 1))
+	g.place(end)
+}
+
+// compositeCall evaluates a call with an in-memory result into dst.
+func (g *gen) compositeCall(call *ast.Call, dst int) {
+	args := call.Args
+	t := g.typ(call)
+	switch g.prog.Funcs[call] {
+	case sema.FStr:
+		if g.typ(args[0]).Kind == sema.String {
+			g.into(args[0], t, dst)
+			return
+		}
+		g.scalar(args[0])
+		g.emit(asm.Mov.Reg(asm.R3, asm.R0))
+		g.zeroMem(regScratch, dst, t.Size)
+		g.scratchPtr(asm.R1, dst)
+		// The generic helper reads user and kernel addresses alike on
+		// x86_64, as str() must for both.
+		g.emit(asm.Mov.Imm(asm.R2, int32(t.Size)), asm.FnProbeReadStr.Call())
+	default:
+		g.fail(call, "%s() has no value", call.Name)
+	}
+}

@@ -1,0 +1,137 @@
+package codegen
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
+	"github.com/cilium/ebpf/btf"
+
+	"gtrace/sema"
+)
+
+// Output is a compiled script: the collection to load and what user space
+// needs to make sense of what it sends.
+type Output struct {
+	Spec   *ebpf.CollectionSpec
+	Progs  []*Program
+	Events []*Event
+	// Maps holds each script map's layout, by script name.
+	Maps map[string]*MapLayout
+	// Stacks is set when the programs record kernel stacks.
+	Stacks bool
+}
+
+// Program is one generated BPF program.
+type Program struct {
+	Name string // its name in Spec.Programs
+	Prog *sema.Prog
+}
+
+// Options carries values fixed at compile time.
+type Options struct {
+	Cpid uint32 // the pid of the -c child
+	// Pid, when set, makes every probe but BEGIN and END ignore other
+	// processes (-p).
+	Pid uint32
+	// Kaddr resolves a kernel symbol for kaddr().
+	Kaddr func(name string) (uint64, bool)
+}
+
+// scratchSize bounds each program's per-CPU scratch area; the kernel
+// refuses per-CPU values above 32 KiB.
+const scratchSize = 32 << 10
+
+// ringSize is the ring buffer's size in bytes.
+const ringSize = 1 << 20
+
+// Compile generates the programs and maps of a checked script.
+func Compile(info *sema.Info, opts *Options) (*Output, error) {
+	if opts == nil {
+		opts = &Options{}
+	}
+	out := &Output{Spec: &ebpf.CollectionSpec{Maps: map[string]*ebpf.MapSpec{}, Programs: map[string]*ebpf.ProgramSpec{}},
+		Maps: map[string]*MapLayout{}}
+	for i, name := range info.MapNames {
+		mi := info.Maps[name]
+		l := newMapLayout(mi, fmt.Sprintf("m%d_%s", i, mapSuffix(name)), i)
+		out.Maps[name] = l
+		typ := ebpf.Hash
+		if l.PerCPU {
+			typ = ebpf.PerCPUHash
+		}
+		out.Spec.Maps[l.BPFName] = &ebpf.MapSpec{Name: l.BPFName, Type: typ,
+			KeySize: uint32(l.KeySize), ValueSize: uint32(l.ValueSize), MaxEntries: uint32(info.Config.MaxMapKeys)}
+	}
+	maps := out.Spec.Maps
+	maps[mapEvents] = &ebpf.MapSpec{Name: mapEvents, Type: ebpf.RingBuf, MaxEntries: ringSize}
+	maps[mapLost] = &ebpf.MapSpec{Name: mapLost, Type: ebpf.PerCPUArray, KeySize: 4, ValueSize: 8, MaxEntries: 1}
+	maps[mapScratch] = &ebpf.MapSpec{Name: mapScratch, Type: ebpf.PerCPUArray, KeySize: 4, ValueSize: scratchSize,
+		MaxEntries: uint32(max(len(info.Progs), 1))}
+	maps[mapGlobals] = &ebpf.MapSpec{Name: mapGlobals, Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: 1}
+	maps[mapFull] = &ebpf.MapSpec{Name: mapFull, Type: ebpf.PerCPUArray, KeySize: 4, ValueSize: 8,
+		MaxEntries: uint32(max(len(info.MapNames), 1))}
+
+	for i, p := range info.Progs {
+		g := &gen{info: info, prog: p, out: out, opts: opts, index: i,
+			vars: map[*sema.Variable]int{}}
+		insns, err := g.program()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", p.Probe.Name, err)
+		}
+		name := fmt.Sprintf("p%d", i)
+		out.Spec.Programs[name] = &ebpf.ProgramSpec{Name: name, Type: p.Probe.ProgramType(),
+			Instructions: insns, License: "GPL"}
+		out.Progs = append(out.Progs, &Program{Name: name, Prog: p})
+	}
+	if out.Stacks {
+		maps[mapStacks] = &ebpf.MapSpec{Name: mapStacks, Type: ebpf.StackTrace, KeySize: 4,
+			ValueSize: 8 * maxStackDepth, MaxEntries: uint32(info.Config.MaxMapKeys)}
+	}
+	return out, nil
+}
+
+// maxStackDepth is the number of frames kept of a kernel stack, the
+// kernel's default perf_event_max_stack.
+const maxStackDepth = 127
+
+var nonName = regexp.MustCompile(`[^A-Za-z0-9_]`)
+
+// mapSuffix makes a script map name usable in a BPF map name.
+func mapSuffix(name string) string {
+	s := nonName.ReplaceAllString(name[1:], "_")
+	if len(s) > 8 {
+		s = s[:8]
+	}
+	return s
+}
+
+// funcName is the BTF function name of a program: its probe, spelled
+// with underscores, as bpftrace names its programs.
+func funcName(probe string) string {
+	return nonName.ReplaceAllString(probe, "_")
+}
+
+// funcInfo is the BTF function every program is described by, so that
+// fentry-based profilers can attach to it.
+func funcInfo(probe string) *btf.Func {
+	ctx := &btf.Pointer{Target: &btf.Void{}}
+	proto := &btf.FuncProto{Return: &btf.Int{Name: "int", Size: 4, Encoding: btf.Signed},
+		Params: []btf.FuncParam{{Name: "ctx", Type: ctx}}}
+	return &btf.Func{Name: funcName(probe), Type: proto, Linkage: btf.GlobalFunc}
+}
+
+// SortedMaps returns the layouts in name order, the order bpftrace prints
+// maps in at exit.
+func (o *Output) SortedMaps() []*MapLayout {
+	ls := make([]*MapLayout, 0, len(o.Maps))
+	for _, l := range o.Maps {
+		ls = append(ls, l)
+	}
+	sort.Slice(ls, func(i, j int) bool { return ls[i].Name < ls[j].Name })
+	return ls
+}
+
+var _ = asm.R0

@@ -1,0 +1,11 @@
+// Package codegen turns a checked program into BPF bytecode: one program
+// per concrete probe, and the maps they share, as a deterministic
+// ebpf.CollectionSpec. Nothing here touches the kernel; loading waits for
+// the runtime.
+//
+// Generated code keeps the probe's context in R6 and a pointer to the
+// program's per-CPU scratch area in R9. Integers travel in R0 and spill to
+// 8-byte slots on the BPF stack; strings, tuples, map keys and events are
+// built in the scratch area at offsets fixed at compile time, so nothing
+// larger than a slot ever lives on the 512-byte BPF stack.
+package codegen

@@ -1,0 +1,456 @@
+package codegen
+
+import (
+	"github.com/cilium/ebpf/asm"
+
+	"gtrace/lang/ast"
+	"gtrace/lang/token"
+	"gtrace/probe"
+	"gtrace/sema"
+)
+
+// scalar evaluates an integer-like expression into R0.
+func (g *gen) scalar(e ast.Expr) {
+	t := g.typ(e)
+	if t == nil || !t.IsScalar() {
+		g.fail(e, "expected an integer expression, got %v", t)
+		return
+	}
+	switch e := e.(type) {
+	case *ast.IntLit:
+		g.loadImm(asm.R0, int64(e.Value))
+	case *ast.BoolLit:
+		v := int64(0)
+		if e.Value {
+			v = 1
+		}
+		g.loadImm(asm.R0, v)
+	case *ast.Positional:
+		g.loadImm(asm.R0, g.constInt(e))
+	case *ast.Ident:
+		g.builtin(e)
+	case *ast.Var:
+		g.emit(asm.LoadMem(asm.R0, regScratch, int16(g.varOffset(g.prog.Vars[e])), asm.DWord))
+	case *ast.Map:
+		g.mapRead(e, -1)
+	case *ast.Call:
+		g.scalarCall(e)
+	case *ast.Binary:
+		g.binary(e)
+	case *ast.Unary:
+		g.scalar(e.X)
+		switch e.Op {
+		case token.NOT:
+			g.boolify(asm.JEq)
+		case token.BNOT:
+			g.emit(asm.Xor.Imm(asm.R0, -1))
+		case token.SUB:
+			g.emit(asm.Neg.Imm(asm.R0, 0))
+		}
+	case *ast.IncDec:
+		g.incDec(e)
+	case *ast.Ternary:
+		elseL, end := g.newLabel(), g.newLabel()
+		g.cond(e.Cond, elseL)
+		g.scalar(e.Then)
+		g.emit(asm.Ja.Label(end))
+		g.place(elseL)
+		g.scalar(e.Else)
+		g.place(end)
+	case *ast.Field:
+		if f := g.prog.Args[e]; f != nil {
+			g.emit(asm.LoadMem(asm.R0, regCtx, int16(f.Offset), sizeOf(f.Size)))
+			g.extend(f.Type)
+			return
+		}
+		xt := g.typ(e.X)
+		off := g.composite(e.X, -1)
+		g.emit(asm.LoadMem(asm.R0, regScratch, int16(off+xt.Offsets()[tupleIndex(e.Name)]), asm.DWord))
+	case *ast.Cast:
+		g.scalar(e.X)
+		g.truncate(t)
+	case *ast.Sizeof:
+		if e.X != nil {
+			g.loadImm(asm.R0, int64(g.typ(e.X).Size))
+		} else {
+			g.loadImm(asm.R0, int64(t.Size))
+		}
+	default:
+		g.fail(e, "unsupported expression %T", e)
+	}
+}
+
+func tupleIndex(s string) int {
+	n := 0
+	for _, c := range s {
+		n = n*10 + int(c-'0')
+	}
+	return n
+}
+
+func sizeOf(n int) asm.Size {
+	switch n {
+	case 1:
+		return asm.Byte
+	case 2:
+		return asm.Half
+	case 4:
+		return asm.Word
+	}
+	return asm.DWord
+}
+
+// extend sign-extends R0 from t's width to 64 bits when t is signed.
+func (g *gen) extend(t *sema.Type) {
+	if t.Kind == sema.Int && t.Signed && t.Size < 8 {
+		sh := int32(64 - 8*t.Size)
+		g.emit(asm.LSh.Imm(asm.R0, sh), asm.ArSh.Imm(asm.R0, sh))
+	}
+}
+
+// truncate cuts R0 to t's width, then sign-extends it back if t is signed.
+func (g *gen) truncate(t *sema.Type) {
+	if t.Kind == sema.Bool {
+		g.boolify(asm.JNE)
+		return
+	}
+	if t.Kind != sema.Int || t.Size >= 8 {
+		return
+	}
+	sh := int32(64 - 8*t.Size)
+	g.emit(asm.LSh.Imm(asm.R0, sh))
+	if t.Signed {
+		g.emit(asm.ArSh.Imm(asm.R0, sh))
+	} else {
+		g.emit(asm.RSh.Imm(asm.R0, sh))
+	}
+}
+
+// boolify sets R0 to 1 when `R0 op 0` holds, else to 0.
+func (g *gen) boolify(op asm.JumpOp) {
+	yes, end := g.newLabel(), g.newLabel()
+	g.emit(op.Imm(asm.R0, 0, yes), asm.Mov.Imm(asm.R0, 0), asm.Ja.Label(end))
+	g.place(yes)
+	g.emit(asm.Mov.Imm(asm.R0, 1))
+	g.place(end)
+}
+
+var aluOps = map[token.Kind]asm.ALUOp{
+	token.ADD: asm.Add, token.SUB: asm.Sub, token.MUL: asm.Mul, token.DIV: asm.Div,
+	token.MOD: asm.Mod, token.AND: asm.And, token.OR: asm.Or, token.XOR: asm.Xor,
+	token.SHL: asm.LSh, token.SHR: asm.RSh,
+}
+
+func (g *gen) binary(e *ast.Binary) {
+	switch e.Op {
+	case token.LAND, token.LOR:
+		// Short-circuit: the right side runs only when it decides.
+		end, short := g.newLabel(), g.newLabel()
+		g.scalar(e.X)
+		if e.Op == token.LAND {
+			g.emit(asm.JEq.Imm(asm.R0, 0, short))
+		} else {
+			g.emit(asm.JNE.Imm(asm.R0, 0, short))
+		}
+		g.scalar(e.Y)
+		g.boolify(asm.JNE)
+		g.emit(asm.Ja.Label(end))
+		g.place(short)
+		if e.Op == token.LAND {
+			g.emit(asm.Mov.Imm(asm.R0, 0))
+		} else {
+			g.emit(asm.Mov.Imm(asm.R0, 1))
+		}
+		g.place(end)
+		return
+	}
+	xt, yt := g.typ(e.X), g.typ(e.Y)
+	if xt.Kind == sema.String {
+		g.stringCompare(e)
+		return
+	}
+	// R0 = X, R1 = Y.
+	g.scalar(e.X)
+	slot := g.pushSlot()
+	g.emit(asm.StoreMem(asm.RFP, slot, asm.R0, asm.DWord))
+	g.scalar(e.Y)
+	g.emit(asm.Mov.Reg(asm.R1, asm.R0), asm.LoadMem(asm.R0, asm.RFP, slot, asm.DWord))
+	g.popSlot()
+	signed := (xt.Kind == sema.Bool || xt.Signed) && (yt.Kind == sema.Bool || yt.Signed)
+	if op, ok := aluOps[e.Op]; ok {
+		if op == asm.RSh && signed {
+			op = asm.ArSh
+		}
+		if op == asm.Div || op == asm.Mod {
+			// Division by zero yields zero in BPF; make that explicit
+			// rather than rely on it, as bpftrace does.
+			ok := g.newLabel()
+			g.emit(asm.JNE.Imm(asm.R1, 0, ok), asm.Mov.Imm(asm.R0, 0), asm.Mov.Imm(asm.R1, 1))
+			g.place(ok)
+		}
+		g.emit(op.Reg(asm.R0, asm.R1))
+		return
+	}
+	var jop asm.JumpOp
+	switch e.Op {
+	case token.EQ:
+		jop = asm.JEq
+	case token.NE:
+		jop = asm.JNE
+	case token.LT:
+		jop = pick(signed, asm.JSLT, asm.JLT)
+	case token.LE:
+		jop = pick(signed, asm.JSLE, asm.JLE)
+	case token.GT:
+		jop = pick(signed, asm.JSGT, asm.JGT)
+	case token.GE:
+		jop = pick(signed, asm.JSGE, asm.JGE)
+	}
+	yes, end := g.newLabel(), g.newLabel()
+	g.emit(jop.Reg(asm.R0, asm.R1, yes), asm.Mov.Imm(asm.R0, 0), asm.Ja.Label(end))
+	g.place(yes)
+	g.emit(asm.Mov.Imm(asm.R0, 1))
+	g.place(end)
+}
+
+func pick(signed bool, s, u asm.JumpOp) asm.JumpOp {
+	if signed {
+		return s
+	}
+	return u
+}
+
+// stringCompare sets R0 to the truth of a == or != between strings: the
+// bytes up to and including the first NUL must match.
+func (g *gen) stringCompare(e *ast.Binary) {
+	a := g.composite(e.X, -1)
+	b := g.composite(e.Y, -1)
+	n := min(g.typ(e.X).Size, g.typ(e.Y).Size)
+	differ, same, end := g.newLabel(), g.newLabel(), g.newLabel()
+	for i := 0; i < n; i++ {
+		g.emit(
+			asm.LoadMem(asm.R1, regScratch, int16(a+i), asm.Byte),
+			asm.LoadMem(asm.R2, regScratch, int16(b+i), asm.Byte),
+			asm.JNE.Reg(asm.R1, asm.R2, differ),
+			asm.JEq.Imm(asm.R1, 0, same),
+		)
+	}
+	// All n bytes matched with no NUL: equal only if both end here.
+	la, lb := g.typ(e.X).Size, g.typ(e.Y).Size
+	switch {
+	case la > n:
+		g.emit(asm.LoadMem(asm.R1, regScratch, int16(a+n), asm.Byte), asm.JNE.Imm(asm.R1, 0, differ))
+	case lb > n:
+		g.emit(asm.LoadMem(asm.R1, regScratch, int16(b+n), asm.Byte), asm.JNE.Imm(asm.R1, 0, differ))
+	}
+	eq, ne := int32(1), int32(0)
+	if e.Op == token.NE {
+		eq, ne = 0, 1
+	}
+	g.place(same)
+	g.emit(asm.Mov.Imm(asm.R0, eq), asm.Ja.Label(end))
+	g.place(differ)
+	g.emit(asm.Mov.Imm(asm.R0, ne))
+	g.place(end)
+}
+
+// builtin evaluates a scalar builtin variable into R0.
+func (g *gen) builtin(e *ast.Ident) {
+	switch g.prog.Builtins[e] {
+	case sema.BPid:
+		g.emit(asm.FnGetCurrentPidTgid.Call(), asm.RSh.Imm(asm.R0, 32))
+	case sema.BTid:
+		g.emit(asm.FnGetCurrentPidTgid.Call(), asm.LSh.Imm(asm.R0, 32), asm.RSh.Imm(asm.R0, 32))
+	case sema.BUid:
+		g.emit(asm.FnGetCurrentUidGid.Call(), asm.LSh.Imm(asm.R0, 32), asm.RSh.Imm(asm.R0, 32))
+	case sema.BGid:
+		g.emit(asm.FnGetCurrentUidGid.Call(), asm.RSh.Imm(asm.R0, 32))
+	case sema.BNsecs:
+		g.emit(asm.FnKtimeGetNs.Call())
+	case sema.BElapsed:
+		g.emit(
+			asm.Mov.Imm(asm.R1, 0),
+			asm.StoreMem(asm.RFP, -8, asm.R1, asm.Word),
+			asm.LoadMapPtr(asm.R1, 0).WithReference(mapGlobals),
+			asm.Mov.Reg(asm.R2, asm.RFP),
+			asm.Add.Imm(asm.R2, -8),
+			asm.FnMapLookupElem.Call(),
+		)
+		ok, end := g.newLabel(), g.newLabel()
+		g.emit(asm.JNE.Imm(asm.R0, 0, ok), asm.Ja.Label(end))
+		g.place(ok)
+		g.emit(
+			asm.LoadMem(asm.R1, asm.R0, globalStartNs, asm.DWord),
+			asm.StoreMem(asm.RFP, -8, asm.R1, asm.DWord),
+			asm.FnKtimeGetNs.Call(),
+			asm.LoadMem(asm.R1, asm.RFP, -8, asm.DWord),
+			asm.Sub.Reg(asm.R0, asm.R1),
+		)
+		g.place(end)
+	case sema.BCPU:
+		g.emit(asm.FnGetSmpProcessorId.Call())
+	case sema.BKstack:
+		if k := g.prog.Probe.Kind; k == probe.Begin || k == probe.End {
+			g.emit(asm.Mov.Imm(asm.R0, -1)) // no kernel stack to speak of
+			return
+		}
+		g.out.Stacks = true
+		g.emit(
+			asm.Mov.Reg(asm.R1, regCtx),
+			asm.LoadMapPtr(asm.R2, 0).WithReference(mapStacks),
+			asm.Mov.Imm(asm.R3, 0),
+			asm.FnGetStackid.Call(),
+		)
+	case sema.BCurtask:
+		g.emit(asm.FnGetCurrentTask.Call())
+	case sema.BCgroup:
+		g.emit(asm.FnGetCurrentCgroupId.Call())
+	case sema.BRand:
+		g.emit(asm.FnGetPrandomU32.Call())
+	case sema.BCpid:
+		g.loadImm(asm.R0, int64(g.opts.Cpid))
+	case sema.BNumaid:
+		g.emit(asm.FnGetNumaNodeId.Call())
+	case sema.BJiffies:
+		g.emit(asm.FnJiffies64.Call())
+	default:
+		g.fail(e, "builtin %s has no integer value", e.Name)
+	}
+}
+
+// composite evaluates a string, tuple or other in-memory value into the
+// scratch area at dst, or at a new place when dst < 0, and returns where.
+// The value always fills its type's whole size: strings are zero padded,
+// so that equal values hash alike as map keys.
+func (g *gen) composite(e ast.Expr, dst int) int {
+	t := g.typ(e)
+	if t.IsScalar() {
+		if dst < 0 {
+			dst = g.alloc(8)
+		}
+		g.scalar(e)
+		g.emit(asm.StoreMem(regScratch, int16(dst), asm.R0, asm.DWord))
+		return dst
+	}
+	if dst < 0 {
+		dst = g.alloc(t.Size)
+	}
+	switch e := e.(type) {
+	case *ast.StrLit:
+		g.storeBytes(dst, []byte(e.Value), t.Size)
+	case *ast.Positional:
+		var s string
+		if e.N >= 1 && e.N <= len(g.info.Config.Params) {
+			s = g.info.Config.Params[e.N-1]
+		}
+		g.storeBytes(dst, []byte(s), t.Size)
+	case *ast.Ident:
+		switch g.prog.Builtins[e] {
+		case sema.BComm:
+			g.scratchPtr(asm.R1, dst)
+			g.emit(asm.Mov.Imm(asm.R2, int32(t.Size)), asm.FnGetCurrentComm.Call())
+		case sema.BProbe:
+			g.storeBytes(dst, []byte(g.prog.Probe.Name), t.Size)
+		default:
+			g.fail(e, "builtin %s has no value here", e.Name)
+		}
+	case *ast.Var:
+		g.copyMem(regScratch, dst, regScratch, g.varOffset(g.prog.Vars[e]), t.Size)
+	case *ast.Map:
+		g.mapRead(e, dst)
+	case *ast.Tuple:
+		offs := t.Offsets()
+		for i, x := range e.Elems {
+			et := t.Elems[i]
+			g.into(x, et, dst+offs[i])
+		}
+	case *ast.Field:
+		if f := g.prog.Args[e]; f != nil {
+			g.argString(f, dst, t.Size)
+			return dst
+		}
+		xt := g.typ(e.X)
+		src := g.composite(e.X, -1)
+		g.copyMem(regScratch, dst, regScratch, src+xt.Offsets()[tupleIndex(e.Name)], t.Size)
+	case *ast.Ternary:
+		elseL, end := g.newLabel(), g.newLabel()
+		g.cond(e.Cond, elseL)
+		g.into(e.Then, t, dst)
+		g.emit(asm.Ja.Label(end))
+		g.place(elseL)
+		g.into(e.Else, t, dst)
+		g.place(end)
+	case *ast.Call:
+		g.compositeCall(e, dst)
+	default:
+		g.fail(e, "unsupported expression %T", e)
+	}
+	return dst
+}
+
+// into stores e, converted to type t, at scratch offset dst. Integers are
+// stored as 8 bytes, strings are zero padded to t's size.
+func (g *gen) into(e ast.Expr, t *sema.Type, dst int) {
+	et := g.typ(e)
+	if et.IsScalar() {
+		g.scalar(e)
+		g.emit(asm.StoreMem(regScratch, int16(dst), asm.R0, asm.DWord))
+		return
+	}
+	if et.Size == t.Size {
+		g.composite(e, dst)
+		return
+	}
+	// A smaller string or tuple: build it apart, then copy and pad.
+	src := g.composite(e, -1)
+	if et.Kind == sema.Tuple {
+		offs, toffs := et.Offsets(), t.Offsets()
+		for i, el := range et.Elems {
+			g.zeroMem(regScratch, dst+toffs[i], t.Elems[i].Size)
+			g.copyMem(regScratch, dst+toffs[i], regScratch, src+offs[i], el.Size)
+		}
+		return
+	}
+	g.zeroMem(regScratch, dst, t.Size)
+	g.copyMem(regScratch, dst, regScratch, src, min(et.Size, t.Size))
+}
+
+// argString reads a string field of a tracepoint record into dst.
+func (g *gen) argString(f *sema.ArgField, dst, size int) {
+	g.zeroMem(regScratch, dst, size)
+	g.scratchPtr(asm.R1, dst)
+	g.emit(asm.Mov.Imm(asm.R2, int32(size)), asm.Mov.Reg(asm.R3, regCtx))
+	if f.DataLoc {
+		// The record holds (length << 16 | offset) of the string.
+		g.emit(
+			asm.LoadMem(asm.R4, regCtx, int16(f.Offset), asm.Word),
+			asm.And.Imm(asm.R4, 0xffff),
+			asm.Add.Reg(asm.R3, asm.R4),
+			asm.FnProbeReadKernelStr.Call(),
+		)
+		return
+	}
+	g.emit(asm.Add.Imm(asm.R3, int32(f.Offset)))
+	if size > f.Size {
+		g.emit(asm.Mov.Imm(asm.R2, int32(f.Size)))
+	}
+	g.emit(asm.FnProbeReadKernelStr.Call())
+}
+
+// varOffset returns a variable's home in the scratch area.
+func (g *gen) varOffset(v *sema.Variable) int {
+	if off, ok := g.vars[v]; ok {
+		return off
+	}
+	off := g.alloc(v.Type.Size)
+	g.vars[v] = off
+	return off
+}
+
+func (g *gen) storeVar(v *sema.Variable, e ast.Expr) {
+	g.into(e, v.Type, g.varOffset(v))
+}
+
+func (g *gen) zeroVar(v *sema.Variable) {
+	g.zeroMem(regScratch, g.varOffset(v), align8(v.Type.Size))
+}

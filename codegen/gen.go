@@ -1,0 +1,308 @@
+package codegen
+
+import (
+	"fmt"
+
+	"github.com/cilium/ebpf/asm"
+	"github.com/cilium/ebpf/btf"
+
+	"gtrace/lang/ast"
+	"gtrace/lang/token"
+	"gtrace/probe"
+	"gtrace/sema"
+)
+
+// Registers with a fixed role in generated code.
+const (
+	regCtx     = asm.R6 // the probe's context
+	regMapVal  = asm.R7 // a map value pointer held across a few instructions
+	regScratch = asm.R9 // this program's scratch area
+)
+
+// stackLimit is the BPF stack a program may use for integer slots.
+const stackLimit = 512
+
+// gen generates one program.
+type gen struct {
+	info  *sema.Info
+	prog  *sema.Prog
+	out   *Output
+	opts  *Options
+	index int
+
+	insns   asm.Instructions
+	labels  int
+	pending string            // label to put on the next instruction
+	aliases map[string]string // labels placed where another already was
+
+	stack   int // bytes of BPF stack in use, below R10
+	scratch int // bytes of scratch in use
+	vars    map[*sema.Variable]int
+	loops   []loop
+	err     error
+}
+
+type loop struct{ brk, cont string }
+
+// fail records the first error; generation goes on so that the caller
+// sees only the first.
+func (g *gen) fail(n ast.Node, format string, args ...any) {
+	if g.err == nil {
+		g.err = fmt.Errorf(format, args...)
+	}
+}
+
+func (g *gen) emit(ins ...asm.Instruction) {
+	for _, in := range ins {
+		if g.pending != "" {
+			in = in.WithSymbol(g.pending)
+			g.pending = ""
+		}
+		g.insns = append(g.insns, in)
+	}
+}
+
+func (g *gen) newLabel() string {
+	g.labels++
+	return fmt.Sprintf("L%d", g.labels)
+}
+
+// place puts label on the next instruction emitted.
+func (g *gen) place(label string) {
+	if g.pending != "" {
+		if g.aliases == nil {
+			g.aliases = map[string]string{}
+		}
+		g.aliases[label] = g.pending
+		return
+	}
+	g.pending = label
+}
+
+// pushSlot reserves an 8-byte stack slot and returns its offset from R10.
+func (g *gen) pushSlot() int16 {
+	g.stack += 8
+	if g.stack > stackLimit {
+		g.fail(nil, "expression too deep: out of BPF stack")
+		g.stack = stackLimit
+	}
+	return int16(-g.stack)
+}
+
+func (g *gen) popSlot() { g.stack -= 8 }
+
+// alloc reserves n bytes of scratch, 8-byte aligned, for the program's
+// whole run. Nothing is freed: offsets stay fixed so the verifier knows
+// every access is in bounds.
+func (g *gen) alloc(n int) int {
+	off := g.scratch
+	g.scratch += align8(n)
+	if g.scratch > scratchSize {
+		g.fail(nil, "program needs more than %d bytes of scratch space", scratchSize)
+		g.scratch = 0
+	}
+	return off
+}
+
+// program generates the whole program.
+func (g *gen) program() (asm.Instructions, error) {
+	exit := g.newLabel()
+	// Save the context and find the scratch area: scratch[index].
+	g.insns = append(g.insns, btf.WithFuncMetadata(asm.Mov.Reg(regCtx, asm.R1), funcInfo(g.prog.Probe.Name)))
+	g.emit(
+		asm.Mov.Imm(asm.R1, int32(g.index)),
+		asm.StoreMem(asm.RFP, -8, asm.R1, asm.Word),
+		asm.LoadMapPtr(asm.R1, 0).WithReference(mapScratch),
+		asm.Mov.Reg(asm.R2, asm.RFP),
+		asm.Add.Imm(asm.R2, -8),
+		asm.FnMapLookupElem.Call(),
+		asm.JEq.Imm(asm.R0, 0, exit),
+		asm.Mov.Reg(regScratch, asm.R0),
+	)
+	g.stack = 8
+	if k := g.prog.Probe.Kind; g.opts.Pid != 0 && k != probe.Begin && k != probe.End {
+		g.emit(asm.FnGetCurrentPidTgid.Call(), asm.RSh.Imm(asm.R0, 32))
+		g.loadImm(asm.R1, int64(g.opts.Pid))
+		g.emit(asm.JNE.Reg(asm.R0, asm.R1, exit))
+	}
+	if pred := g.prog.Node.Pred; pred != nil {
+		g.cond(pred, exit)
+	}
+	g.block(g.prog.Node.Body, exit)
+	g.place(exit)
+	g.emit(asm.Mov.Imm(asm.R0, 0), asm.Return())
+	if g.err != nil {
+		return nil, g.err
+	}
+	for i, in := range g.insns {
+		if ref := in.Reference(); ref != "" {
+			if to, ok := g.aliases[ref]; ok {
+				g.insns[i] = in.WithReference(to)
+			}
+		}
+	}
+	return g.insns, nil
+}
+
+func (g *gen) block(b *ast.Block, exit string) {
+	for _, s := range b.Stmts {
+		g.stmt(s, exit)
+	}
+}
+
+func (g *gen) stmt(s ast.Stmt, exit string) {
+	switch s := s.(type) {
+	case *ast.Block:
+		g.block(s, exit)
+	case *ast.ExprStmt:
+		g.exprStmt(s.X)
+	case *ast.AssignStmt:
+		g.assign(s)
+	case *ast.LetStmt:
+		v := g.prog.Vars[s.Var]
+		if s.Value != nil {
+			g.storeVar(v, s.Value)
+		} else {
+			g.zeroVar(v)
+		}
+	case *ast.IfStmt:
+		elseL, end := g.newLabel(), g.newLabel()
+		g.cond(s.Cond, elseL)
+		g.block(s.Then, exit)
+		if s.Else != nil {
+			g.emit(asm.Ja.Label(end))
+		}
+		g.place(elseL)
+		if s.Else != nil {
+			g.stmt(s.Else, exit)
+		}
+		g.place(end)
+	case *ast.WhileStmt:
+		top, end := g.newLabel(), g.newLabel()
+		g.place(top)
+		g.cond(s.Cond, end)
+		g.loops = append(g.loops, loop{brk: end, cont: top})
+		g.block(s.Body, exit)
+		g.loops = g.loops[:len(g.loops)-1]
+		g.emit(asm.Ja.Label(top))
+		g.place(end)
+	case *ast.UnrollStmt:
+		n := g.constInt(s.Count)
+		for i := int64(0); i < n; i++ {
+			g.block(s.Body, exit)
+		}
+	case *ast.JumpStmt:
+		switch {
+		case s.Tok == token.RETURN:
+			g.emit(asm.Ja.Label(exit))
+		case len(g.loops) == 0:
+			g.fail(s, "%s outside a loop", s.Tok)
+		case s.Tok == token.BREAK:
+			g.emit(asm.Ja.Label(g.loops[len(g.loops)-1].brk))
+		default:
+			g.emit(asm.Ja.Label(g.loops[len(g.loops)-1].cont))
+		}
+	default:
+		g.fail(s, "unsupported statement %T", s)
+	}
+}
+
+// cond jumps to target when e is false (zero).
+func (g *gen) cond(e ast.Expr, target string) {
+	g.scalar(e)
+	g.emit(asm.JEq.Imm(asm.R0, 0, target))
+}
+
+// constInt evaluates an expression the checker proved constant.
+func (g *gen) constInt(e ast.Expr) int64 {
+	switch e := e.(type) {
+	case *ast.IntLit:
+		return int64(e.Value)
+	case *ast.Unary:
+		return -g.constInt(e.X)
+	case *ast.Positional:
+		if e.Count {
+			return int64(len(g.info.Config.Params))
+		}
+		var v int64
+		if e.N >= 1 && e.N <= len(g.info.Config.Params) {
+			fmt.Sscan(g.info.Config.Params[e.N-1], &v)
+		}
+		return v
+	}
+	g.fail(e, "expected a constant")
+	return 0
+}
+
+// typ is the checked type of e.
+func (g *gen) typ(e ast.Expr) *sema.Type { return g.prog.Types[e] }
+
+// loadImm puts a 64-bit constant in reg.
+func (g *gen) loadImm(reg asm.Register, v int64) {
+	if v >= -1<<31 && v < 1<<31 {
+		g.emit(asm.Mov.Imm(reg, int32(v)))
+		return
+	}
+	g.emit(asm.LoadImm(reg, v, asm.DWord))
+}
+
+// scratchPtr sets reg to the address of scratch offset off.
+func (g *gen) scratchPtr(reg asm.Register, off int) {
+	g.emit(asm.Mov.Reg(reg, regScratch), asm.Add.Imm(reg, int32(off)))
+}
+
+// copyMem copies n bytes from src+soff to dst+doff, both pointers to
+// memory the verifier knows the size of.
+func (g *gen) copyMem(dst asm.Register, doff int, src asm.Register, soff int, n int) {
+	for n > 0 {
+		size, w := asm.DWord, 8
+		switch {
+		case n >= 8:
+		case n >= 4:
+			size, w = asm.Word, 4
+		case n >= 2:
+			size, w = asm.Half, 2
+		default:
+			size, w = asm.Byte, 1
+		}
+		g.emit(asm.LoadMem(asm.R1, src, int16(soff), size), asm.StoreMem(dst, int16(doff), asm.R1, size))
+		doff, soff, n = doff+w, soff+w, n-w
+	}
+}
+
+// zeroMem clears n bytes at dst+off.
+func (g *gen) zeroMem(dst asm.Register, off, n int) {
+	g.emit(asm.Mov.Imm(asm.R1, 0))
+	for n > 0 {
+		size, w := asm.DWord, 8
+		switch {
+		case n >= 8:
+		case n >= 4:
+			size, w = asm.Word, 4
+		case n >= 2:
+			size, w = asm.Half, 2
+		default:
+			size, w = asm.Byte, 1
+		}
+		g.emit(asm.StoreMem(dst, int16(off), asm.R1, size))
+		off, n = off+w, n-w
+	}
+}
+
+// storeBytes writes the constant bytes b, zero padded to n, at scratch off.
+func (g *gen) storeBytes(off int, b []byte, n int) {
+	for i := 0; i < n; i += 4 {
+		var w uint32
+		for j := 0; j < 4 && i+j < len(b); j++ {
+			w |= uint32(b[i+j]) << (8 * j)
+		}
+		switch {
+		case n-i >= 4:
+			g.emit(asm.StoreImm(regScratch, int16(off+i), int64(w), asm.Word))
+		default:
+			for j := i; j < n; j++ {
+				g.emit(asm.StoreImm(regScratch, int16(off+j), int64(byte(w>>(8*(j-i)))), asm.Byte))
+			}
+		}
+	}
+}

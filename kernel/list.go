@@ -1,0 +1,303 @@
+package kernel
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"strings"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/btf"
+)
+
+// provider is a probe type that can be listed.
+type provider struct {
+	name    string
+	aliases []string
+	// qualified providers name probes "target:name"; a pattern that only
+	// gives the name matches any target.
+	qualified bool
+	probes    func(l *lister) ([]string, error)
+	params    func(l *lister, probe string) ([]string, error)
+}
+
+// providers is sorted by name, the order bpftrace lists them in.
+var providers = []provider{
+	{name: "hardware", aliases: []string{"h"}, probes: perfProbes(HardwareEvents)},
+	{name: "rawtracepoint", aliases: []string{"rt"}, qualified: true, probes: (*lister).rawTracepoints, params: (*lister).rawTracepointParams},
+	{name: "software", aliases: []string{"s"}, probes: perfProbes(SoftwareEvents)},
+	{name: "tracepoint", aliases: []string{"t"}, qualified: true, probes: (*lister).tracepoints, params: (*lister).tracepointParams},
+}
+
+// ListProbes returns the probes matching pattern, one per line, as
+// bpftrace -l prints them. pattern may hold several comma-separated
+// patterns; an empty pattern lists everything.
+func ListProbes(pattern string) ([]string, error) {
+	return (&lister{}).list(pattern, false)
+}
+
+// ListProbesVerbose is like ListProbes but follows each probe with its
+// arguments, indented by four spaces, as bpftrace -lv prints them.
+func ListProbesVerbose(pattern string) ([]string, error) {
+	return (&lister{}).list(pattern, true)
+}
+
+// ExpandTracepoints returns the "category:event" names of the tracepoints
+// matching pattern, sorted. It returns no names and no error if nothing
+// matches, so the caller can word that error for its context.
+func ExpandTracepoints(pattern string) ([]string, error) {
+	all, err := (&lister{}).tracepoints()
+	if err != nil {
+		return nil, err
+	}
+	return matching(pattern, all), nil
+}
+
+// lister holds what one listing has loaded, so that BTF is parsed at most
+// once per call.
+type lister struct {
+	spec *btf.Spec
+	// rawParams maps "module:name" to the raw tracepoint's arguments.
+	rawParams map[string][]string
+}
+
+func (l *lister) list(pattern string, verbose bool) ([]string, error) {
+	var out []string
+	for _, pat := range strings.Split(pattern, ",") {
+		pat = strings.TrimSpace(pat)
+		// Like bpftrace, a bare word is a pattern for the probe name.
+		if pat == "" {
+			pat = "*:*"
+		} else if !strings.Contains(pat, ":") {
+			pat = "*:" + pat
+		}
+
+		lines, err := l.listOne(pat, verbose)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, lines...)
+	}
+	return out, nil
+}
+
+func (l *lister) listOne(pattern string, verbose bool) ([]string, error) {
+	parts := strings.Split(pattern, ":")
+	// bpftrace splits with getline, which drops one trailing empty part.
+	if len(parts) > 1 && parts[len(parts)-1] == "" {
+		parts = parts[:len(parts)-1]
+	}
+	_, search, _ := strings.Cut(pattern, ":")
+
+	var out []string
+	for _, p := range matchingProviders(parts[0]) {
+		in := search
+		if p.qualified && len(parts) <= 2 {
+			in = "*:" + search
+		} else if in == "" {
+			in = "*"
+		}
+
+		all, err := p.probes(l)
+		if err != nil {
+			return nil, fmt.Errorf("list %s probes: %w", p.name, err)
+		}
+		for _, m := range matching(in, all) {
+			out = append(out, p.name+":"+m)
+			if !verbose || p.params == nil {
+				continue
+			}
+			params, err := p.params(l, m)
+			if err != nil {
+				return nil, fmt.Errorf("list %s:%s arguments: %w", p.name, m, err)
+			}
+			for _, param := range params {
+				out = append(out, "    "+param)
+			}
+		}
+	}
+	return out, nil
+}
+
+// matchingProviders expands the provider part of a pattern. An unknown
+// provider matches nothing, as in bpftrace.
+func matchingProviders(pattern string) []provider {
+	if pattern == "" {
+		pattern = "*"
+	}
+	var out []provider
+	for _, p := range providers {
+		if HasWildcard(pattern) {
+			if Match(pattern, p.name) {
+				out = append(out, p)
+			}
+		} else if name := strings.ToLower(pattern); name == p.name || slices.Contains(p.aliases, name) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// matching returns the sorted, deduplicated elements of all matching pattern.
+func matching(pattern string, all []string) []string {
+	var out []string
+	for _, s := range all {
+		if Match(pattern, s) {
+			out = append(out, s)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// perfProbes lists an event table the way bpftrace does: every name and
+// alias, followed by an empty count.
+func perfProbes(table []PerfEvent) func(*lister) ([]string, error) {
+	return func(*lister) ([]string, error) {
+		var out []string
+		for _, ev := range table {
+			out = append(out, ev.Name+":")
+			if ev.Alias != "" {
+				out = append(out, ev.Alias+":")
+			}
+		}
+		return out, nil
+	}
+}
+
+// tracepoints lists "category:event" from available_events, as bpftrace
+// does.
+func (l *lister) tracepoints() ([]string, error) {
+	b, err := readTracefs("available_events")
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, line := range strings.Split(string(b), "\n") {
+		if line = strings.TrimSpace(line); strings.Contains(line, ":") {
+			out = append(out, line)
+		}
+	}
+	return out, nil
+}
+
+func (l *lister) tracepointParams(probe string) ([]string, error) {
+	category, event, _ := strings.Cut(probe, ":")
+	f, err := TracepointFormat(category, event)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, field := range f.Fields {
+		out = append(out, field.Decl)
+	}
+	return out, nil
+}
+
+// rawTracePrefixes name the BTF functions the kernel generates for every
+// tracepoint. bpftrace v0.26 derives raw tracepoints from them rather than
+// from btf_trace_* typedefs because their parameters have names.
+var rawTracePrefixes = []string{"__probestub_", "__traceiter_"}
+
+// rawTracepoints lists "module:name" for every raw tracepoint in vmlinux
+// and module BTF. Without kernel BTF there are none to list.
+func (l *lister) rawTracepoints() ([]string, error) {
+	if l.rawParams == nil {
+		if err := l.loadRawTracepoints(); err != nil {
+			return nil, err
+		}
+	}
+	out := make([]string, 0, len(l.rawParams))
+	for name := range l.rawParams {
+		out = append(out, name)
+	}
+	return out, nil
+}
+
+func (l *lister) rawTracepointParams(probe string) ([]string, error) {
+	return l.rawParams[probe], nil
+}
+
+func (l *lister) loadRawTracepoints() error {
+	l.rawParams = make(map[string][]string)
+
+	cache := btf.NewCache()
+	vmlinux, err := cache.Kernel()
+	if errors.Is(err, ebpf.ErrNotSupported) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("load kernel btf: %w", err)
+	}
+	if err := l.addRawTracepoints("vmlinux", vmlinux); err != nil {
+		return err
+	}
+
+	modules, err := cache.Modules()
+	if err != nil {
+		return fmt.Errorf("list btf modules: %w", err)
+	}
+	for _, mod := range modules {
+		spec, err := cache.Module(mod)
+		if err != nil {
+			return fmt.Errorf("load btf of module %s: %w", mod, err)
+		}
+		if err := l.addRawTracepoints(mod, spec); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (l *lister) addRawTracepoints(module string, spec *btf.Spec) error {
+	for typ, err := range spec.All() {
+		if err != nil {
+			return fmt.Errorf("iterate btf of %s: %w", module, err)
+		}
+		fn, ok := typ.(*btf.Func)
+		if !ok {
+			continue
+		}
+		var name string
+		for _, prefix := range rawTracePrefixes {
+			if n, ok := strings.CutPrefix(fn.Name, prefix); ok {
+				name = n
+				break
+			}
+		}
+		proto, ok := fn.Type.(*btf.FuncProto)
+		if name == "" || !ok || len(proto.Params) == 0 {
+			continue
+		}
+		// bpftrace skips tracepoints whose arguments (plus the leading
+		// context pointer) do not fit in registers.
+		if len(proto.Params) > maxRegisterArgs() {
+			continue
+		}
+		key := module + ":" + name
+		if _, dup := l.rawParams[key]; dup {
+			continue
+		}
+		params := []string{}
+		for _, p := range proto.Params[1:] {
+			params = append(params, cDecl(p.Type, "")+" "+p.Name)
+		}
+		l.rawParams[key] = params
+	}
+	return nil
+}
+
+// maxRegisterArgs is the number of function arguments passed in registers.
+func maxRegisterArgs() int {
+	switch runtime.GOARCH {
+	case "arm64", "loong64", "mips64", "mips64le", "ppc64", "ppc64le", "riscv64":
+		return 8
+	case "s390x":
+		return 5
+	case "arm":
+		return 4
+	default:
+		return 6
+	}
+}

@@ -1,0 +1,45 @@
+package output
+
+import (
+	"cmp"
+	"slices"
+)
+
+// Printer is one of bpftrace's output formats (-f text or -f json).
+type Printer interface {
+	// Map prints a map as print(@m, top, div) does; top 0 prints every
+	// entry, div 0 divides by 1.
+	Map(m *Map, top int, div uint32) error
+	// Value prints print(expr) of anything but a whole map.
+	Value(v Value) error
+	// Printf prints the already formatted result of printf().
+	Printf(s string) error
+	// Time prints the already formatted result of time().
+	Time(s string) error
+	// Cat prints the contents read by cat().
+	Cat(s string) error
+	// Join prints the result of join().
+	Join(s string) error
+	// Syscall prints the output of a command run by system().
+	Syscall(s string) error
+	LostEvents(n uint64) error
+	AttachedProbes(n uint64) error
+	// End marks the end of tracing, before maps are printed at exit.
+	End() error
+}
+
+// PrintExit does what bpftrace does when tracing stops: End, then every
+// map in name order.
+func PrintExit(p Printer, maps []*Map) error {
+	if err := p.End(); err != nil {
+		return err
+	}
+	sorted := slices.Clone(maps)
+	slices.SortFunc(sorted, func(a, b *Map) int { return cmp.Compare(a.Name, b.Name) })
+	for _, m := range sorted {
+		if err := p.Map(m, 0, 0); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,116 @@
+package probe
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/link"
+)
+
+// Kind is the provider of a probe.
+type Kind int
+
+// The providers.
+const (
+	Begin Kind = iota
+	End
+	Tracepoint
+	RawTracepoint
+	Interval
+	Profile
+	Software
+	Hardware
+)
+
+// Probe is one concrete attach point after alias resolution and wildcard
+// expansion.
+type Probe struct {
+	Kind Kind
+	// Name is the canonical spelling, as the probe builtin returns it,
+	// such as "tracepoint:syscalls:sys_enter_read" or "interval:s:1".
+	Name string
+	// Target and Event name what to attach to: a tracepoint's category
+	// and event, a raw tracepoint's name (Event), a perf event's name.
+	Target, Event string
+	// Period is the perf sample period: nanoseconds for interval and
+	// profile in time units, events for software and hardware.
+	// Freq, when set, is a sampling frequency in Hz instead.
+	Period, Freq uint64
+}
+
+// ProgramType is the BPF program type that runs p.
+func (p *Probe) ProgramType() ebpf.ProgramType {
+	return providers[p.Kind].progType
+}
+
+// provider describes one kind of attach point.
+type provider struct {
+	kind     Kind
+	names    []string // canonical name first, then aliases
+	progType ebpf.ProgramType
+	// parse turns the parts after the provider name into probes; a
+	// wildcard may expand to several.
+	parse func(parts []string) ([]Probe, error)
+	// attach attaches prog to p; nil for probes that are run, not
+	// attached (BEGIN and END).
+	attach func(p *Probe, prog *ebpf.Program) ([]link.Link, error)
+}
+
+// providers lists every provider gtrace knows.
+var providers = map[Kind]*provider{}
+
+func register(p *provider) { providers[p.kind] = p }
+
+// Parse resolves one attach point as written in a script into the probes it
+// names. The error says what is wrong in words suitable for the user.
+func Parse(text string) ([]Probe, error) {
+	parts := splitParts(text)
+	name := parts[0]
+	for _, pr := range providers {
+		for _, n := range pr.names {
+			if n == name {
+				probes, err := pr.parse(parts[1:])
+				if err != nil {
+					return nil, err
+				}
+				return probes, nil
+			}
+		}
+	}
+	return nil, fmt.Errorf("invalid probe type: %s", name)
+}
+
+// splitParts splits an attach point on ':' outside double quotes and
+// unquotes the parts.
+func splitParts(text string) []string {
+	var parts []string
+	var cur strings.Builder
+	quoted := false
+	for _, c := range text {
+		switch {
+		case c == '"':
+			quoted = !quoted
+		case c == ':' && !quoted:
+			parts = append(parts, cur.String())
+			cur.Reset()
+		default:
+			cur.WriteRune(c)
+		}
+	}
+	return append(parts, cur.String())
+}
+
+// Attach attaches prog to p. The returned links detach when closed, and
+// when the process dies, so nothing is left behind.
+func Attach(p *Probe, prog *ebpf.Program) ([]link.Link, error) {
+	pr := providers[p.Kind]
+	if pr.attach == nil {
+		return nil, fmt.Errorf("%s probes are run, not attached", p.Name)
+	}
+	links, err := pr.attach(p, prog)
+	if err != nil {
+		return nil, fmt.Errorf("attach %s: %w", p.Name, err)
+	}
+	return links, nil
+}

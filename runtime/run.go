@@ -1,0 +1,418 @@
+package runtime
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/link"
+	"github.com/cilium/ebpf/ringbuf"
+	"golang.org/x/sys/unix"
+
+	"gtrace/codegen"
+	"gtrace/output"
+	"gtrace/probe"
+	"gtrace/symbol"
+)
+
+// Options control a run.
+type Options struct {
+	Printer output.Printer
+	Stderr  io.Writer
+	// Verbose prints per-probe instruction counts and, on a verifier
+	// rejection, the verifier's whole log.
+	Verbose bool
+	// DryRun loads every program through the verifier, then stops.
+	DryRun bool
+	// Quiet leaves out the "Attaching N probes..." line.
+	Quiet bool
+	// Attached is called once every probe is attached, to let a -c
+	// child go; Done, when it closes, ends tracing as exit() does.
+	Attached func()
+	Done     <-chan struct{}
+}
+
+// run is the state of one run.
+type run struct {
+	out   *codegen.Output
+	opts  *Options
+	coll  *ebpf.Collection
+	progs map[string]*ebpf.Program
+	links []link.Link
+	dec   *decoder
+	rd    *ringbuf.Reader
+
+	formats  map[int]*output.Format
+	exit     bool
+	exitCode int
+}
+
+// Run loads, attaches and runs a compiled script until exit(), a signal,
+// or the end of a -c child, and returns the exit code the script chose.
+func Run(out *codegen.Output, opts *Options) (code int, err error) {
+	r := &run{out: out, opts: opts, progs: map[string]*ebpf.Program{},
+		dec: &decoder{ksyms: &symbol.Kernel{}}, formats: map[int]*output.Format{}}
+	defer r.close()
+	if err := r.load(); err != nil {
+		return 1, err
+	}
+	if opts.DryRun {
+		return 0, nil
+	}
+
+	// Signals stop tracing; a second one exits at once.
+	var stop atomic.Bool
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	go func() {
+		<-sigs
+		stop.Store(true)
+		<-sigs
+		os.Exit(1)
+	}()
+
+	if err := r.setStart(); err != nil {
+		return 1, err
+	}
+	if r.rd, err = ringbuf.NewReader(r.coll.Maps["events"]); err != nil {
+		return 1, fmt.Errorf("open ring buffer: %w", err)
+	}
+	if !opts.Quiet {
+		fmt.Fprintf(opts.Stderr, "Attaching %d probe%s...\n", len(out.Progs), plural(len(out.Progs)))
+	}
+	if err := r.runSpecial(probe.Begin); err != nil {
+		return 1, err
+	}
+	if err := r.drain(); err != nil {
+		return 1, err
+	}
+	if !r.exit {
+		if err := r.attach(); err != nil {
+			return 1, err
+		}
+		if opts.Attached != nil {
+			opts.Attached()
+		}
+		if err := r.loop(&stop); err != nil {
+			return 1, err
+		}
+	}
+	// Stop the probes before END, as bpftrace does, so that END sees
+	// the final state.
+	r.detach()
+	r.exit = false
+	if err := r.runSpecial(probe.End); err != nil {
+		return 1, err
+	}
+	if err := r.drain(); err != nil {
+		return 1, err
+	}
+	if err := r.finish(); err != nil {
+		return 1, err
+	}
+	return r.exitCode, nil
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// load creates the maps and loads every program through the verifier.
+func (r *run) load() error {
+	maps := &ebpf.CollectionSpec{Maps: r.out.Spec.Maps}
+	coll, err := ebpf.NewCollection(maps)
+	if err != nil {
+		return fmt.Errorf("create maps: %w", err)
+	}
+	r.coll = coll
+	if m := coll.Maps["stacks"]; m != nil {
+		r.dec.stacks = m
+	}
+	for _, p := range r.out.Progs {
+		spec := r.out.Spec.Programs[p.Name].Copy()
+		refs := spec.Instructions.ReferenceOffsets()
+		for name, m := range coll.Maps {
+			if len(refs[name]) == 0 {
+				continue
+			}
+			if err := spec.Instructions.AssociateMap(name, m); err != nil {
+				return fmt.Errorf("%s: associate map %s: %w", p.Prog.Probe.Name, name, err)
+			}
+		}
+		popts := ebpf.ProgramOptions{}
+		if r.opts.Verbose {
+			popts.LogLevel = ebpf.LogLevelStats
+		}
+		prog, err := ebpf.NewProgramWithOptions(spec, popts)
+		if err != nil {
+			return r.loadError(p, err)
+		}
+		r.progs[p.Name] = prog
+		if r.opts.Verbose {
+			fmt.Fprintf(r.opts.Stderr, "%s: %d instructions, verifier %s\n", p.Prog.Probe.Name,
+				len(spec.Instructions), processed(prog.VerifierLog))
+		}
+	}
+	return nil
+}
+
+// processed pulls "processed N insns" out of a verifier log.
+func processed(log string) string {
+	for _, line := range strings.Split(log, "\n") {
+		if strings.HasPrefix(line, "processed ") {
+			if i := strings.Index(line, " ("); i > 0 {
+				return line[:i]
+			}
+			return line
+		}
+	}
+	return "processed ? insns"
+}
+
+// loadError explains why the kernel refused a program, in words, naming
+// its probe; the verifier's whole log only with -v.
+func (r *run) loadError(p *codegen.Program, err error) error {
+	var ve *ebpf.VerifierError
+	if !errors.As(err, &ve) {
+		if errors.Is(err, unix.EPERM) {
+			return fmt.Errorf("%s: loading BPF programs needs root or CAP_BPF and CAP_PERFMON: %w", p.Prog.Probe.Name, err)
+		}
+		return fmt.Errorf("%s: load program: %w", p.Prog.Probe.Name, err)
+	}
+	cause := "the program was rejected"
+	for i := len(ve.Log) - 1; i >= 0; i-- {
+		line := strings.TrimSpace(ve.Log[i])
+		if line != "" && !strings.HasPrefix(line, "processed ") && !strings.HasPrefix(line, "verification time") &&
+			!strings.HasPrefix(line, "stack depth") {
+			cause = line
+			break
+		}
+	}
+	msg := fmt.Sprintf("the BPF verifier rejected the program of %s: %s", p.Prog.Probe.Name, cause)
+	if r.opts.Verbose {
+		msg += "\nverifier log:\n" + strings.Join(ve.Log, "\n")
+	} else {
+		msg += " (run with -v for the verifier's log)"
+	}
+	return errors.New(msg)
+}
+
+// setStart records the monotonic clock's now, the zero of elapsed.
+func (r *run) setStart() error {
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts); err != nil {
+		return err
+	}
+	return r.coll.Maps["globals"].Update(uint32(0), uint64(ts.Nano()), ebpf.UpdateAny)
+}
+
+// runSpecial runs the BEGIN or END programs with BPF_PROG_TEST_RUN.
+func (r *run) runSpecial(kind probe.Kind) error {
+	for _, p := range r.out.Progs {
+		if p.Prog.Probe.Kind != kind {
+			continue
+		}
+		if _, err := r.progs[p.Name].Run(&ebpf.RunOptions{Context: make([]byte, 8)}); err != nil {
+			return fmt.Errorf("run %s: %w", p.Prog.Probe.Name, err)
+		}
+	}
+	return nil
+}
+
+func (r *run) attach() error {
+	for _, p := range r.out.Progs {
+		if k := p.Prog.Probe.Kind; k == probe.Begin || k == probe.End {
+			continue
+		}
+		links, err := probe.Attach(&p.Prog.Probe, r.progs[p.Name])
+		if err != nil {
+			return err
+		}
+		r.links = append(r.links, links...)
+	}
+	return nil
+}
+
+func (r *run) detach() {
+	for _, l := range r.links {
+		l.Close()
+	}
+	r.links = nil
+}
+
+func (r *run) close() {
+	r.detach()
+	if r.rd != nil {
+		r.rd.Close()
+	}
+	for _, p := range r.progs {
+		p.Close()
+	}
+	if r.coll != nil {
+		r.coll.Close()
+	}
+}
+
+// loop handles events until exit(), a signal or the end of the child.
+func (r *run) loop(stop *atomic.Bool) error {
+	var rec ringbuf.Record
+	for !r.exit {
+		if stop.Load() {
+			return nil
+		}
+		if r.opts.Done != nil {
+			select {
+			case <-r.opts.Done:
+				return r.drain()
+			default:
+			}
+		}
+		r.rd.SetDeadline(time.Now().Add(100 * time.Millisecond))
+		err := r.rd.ReadInto(&rec)
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("read events: %w", err)
+		}
+		if err := r.handle(rec.RawSample); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// drain handles every event already in the ring buffer.
+func (r *run) drain() error {
+	var rec ringbuf.Record
+	for !r.exit && r.rd.AvailableBytes() > 0 {
+		r.rd.SetDeadline(time.Now())
+		if err := r.rd.ReadInto(&rec); err != nil {
+			if errors.Is(err, os.ErrDeadlineExceeded) {
+				return nil
+			}
+			return fmt.Errorf("read events: %w", err)
+		}
+		if err := r.handle(rec.RawSample); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// finish prints lost events and every map, as bpftrace does at exit.
+func (r *run) finish() error {
+	if lost := r.sumCounter("lost", 0); lost > 0 {
+		r.opts.Printer.LostEvents(lost)
+	}
+	var maps []*output.Map
+	for _, l := range r.out.SortedMaps() {
+		if n := r.sumCounter("mapfull", l.Index); n > 0 {
+			fmt.Fprintf(r.opts.Stderr, "WARNING: %s: %d updates were refused (map full: raise max_map_keys)\n", l.Name, n)
+		}
+		m, err := r.readMap(l)
+		if err != nil {
+			return err
+		}
+		maps = append(maps, m)
+	}
+	return output.PrintExit(r.opts.Printer, maps)
+}
+
+// sumCounter adds up slot index of a per-CPU counter array.
+func (r *run) sumCounter(name string, index int) uint64 {
+	var vals []uint64
+	if err := r.coll.Maps[name].Lookup(uint32(index), &vals); err != nil {
+		return 0
+	}
+	var n uint64
+	for _, v := range vals {
+		n += v
+	}
+	return n
+}
+
+// handle acts on one event.
+func (r *run) handle(rec []byte) error {
+	if len(rec) < 8 {
+		return fmt.Errorf("short event of %d bytes", len(rec))
+	}
+	id := int(binary.LittleEndian.Uint64(rec))
+	if id >= len(r.out.Events) {
+		return fmt.Errorf("unknown event %d", id)
+	}
+	ev := r.out.Events[id]
+	args := make([]output.Value, len(ev.Args))
+	for i, t := range ev.Args {
+		args[i] = r.dec.value(t, rec[ev.Offsets[i]:])
+	}
+	p := r.opts.Printer
+	switch ev.Kind {
+	case codegen.EvPrintf, codegen.EvCat, codegen.EvSystem:
+		f, err := r.format(id, ev.Format)
+		if err != nil {
+			return err
+		}
+		s := f.Sprint(args)
+		switch ev.Kind {
+		case codegen.EvPrintf:
+			return p.Printf(s)
+		case codegen.EvCat:
+			b, err := os.ReadFile(s)
+			if err != nil {
+				fmt.Fprintf(r.opts.Stderr, "ERROR: failed to open file '%s': %v\n", s, err)
+				return nil
+			}
+			return p.Cat(string(b))
+		default:
+			b, _ := execShell(s)
+			return p.Syscall(strings.TrimSuffix(string(b), "\n"))
+		}
+	case codegen.EvExit:
+		r.exit = true
+		r.exitCode = int(int64(binary.LittleEndian.Uint64(rec[ev.Offsets[0]:])))
+	case codegen.EvPrintMap:
+		m, err := r.readMap(ev.Map)
+		if err != nil {
+			return err
+		}
+		return p.Map(m, int(ev.Top), uint32(ev.Div))
+	case codegen.EvPrintValue:
+		return p.Value(args[0])
+	case codegen.EvTime:
+		s, err := output.TimeString(ev.Format, time.Now())
+		if err != nil {
+			return err
+		}
+		return p.Time(s)
+	case codegen.EvClear:
+		return clearMap(r.coll.Maps[ev.Map.BPFName], ev.Map.KeySize)
+	case codegen.EvZero:
+		return zeroMap(r.coll.Maps[ev.Map.BPFName], ev.Map)
+	}
+	return nil
+}
+
+func (r *run) format(id int, s string) (*output.Format, error) {
+	if f, ok := r.formats[id]; ok {
+		return f, nil
+	}
+	f, err := output.ParseFormat(s)
+	if err != nil {
+		return nil, err
+	}
+	r.formats[id] = f
+	return f, nil
+}

@@ -1,0 +1,80 @@
+package runtime
+
+import (
+	"bytes"
+	"encoding/binary"
+
+	"github.com/cilium/ebpf"
+
+	"gtrace/output"
+	"gtrace/sema"
+	"gtrace/symbol"
+)
+
+// decoder turns bytes written by generated code back into values.
+type decoder struct {
+	stacks *ebpf.Map // kernel stacks by id; nil when none are recorded
+	ksyms  *symbol.Kernel
+}
+
+func (d *decoder) value(t *sema.Type, b []byte) output.Value {
+	switch t.Kind {
+	case sema.Int:
+		v := le(b, t.Size)
+		if t.Signed {
+			// Sign-extend from the type's width.
+			sh := 64 - 8*uint(t.Size)
+			return output.Int(int64(v<<sh) >> sh)
+		}
+		return output.Uint(v)
+	case sema.Bool:
+		return output.Bool(le(b, 8) != 0)
+	case sema.String:
+		if i := bytes.IndexByte(b[:t.Size], 0); i >= 0 {
+			b = b[:i]
+		}
+		return output.Str(string(b[:min(len(b), t.Size)]))
+	case sema.Tuple:
+		offs := t.Offsets()
+		elems := make([]output.Value, len(t.Elems))
+		for i, et := range t.Elems {
+			elems[i] = d.value(et, b[offs[i]:])
+		}
+		return output.Tuple(elems...)
+	case sema.Ksym:
+		addr := le(b, 8)
+		return output.Sym(d.ksyms.Sym(addr), addr)
+	case sema.KStack:
+		return output.Stack(output.StackBpftrace, d.stack(int64(int32(le(b, 8)))))
+	}
+	return output.Str("")
+}
+
+// stack reads and symbolizes the kernel stack with the given id.
+func (d *decoder) stack(id int64) []output.Frame {
+	if id < 0 || d.stacks == nil {
+		return nil
+	}
+	raw, err := d.stacks.LookupBytes(uint32(id))
+	if err != nil || raw == nil {
+		return nil
+	}
+	var frames []output.Frame
+	for i := 0; i+8 <= len(raw); i += 8 {
+		addr := binary.LittleEndian.Uint64(raw[i:])
+		if addr == 0 {
+			break
+		}
+		frames = append(frames, output.Frame{Addr: addr, Sym: d.ksyms.SymOffset(addr)})
+	}
+	return frames
+}
+
+// le reads a little-endian unsigned integer of n bytes.
+func le(b []byte, n int) uint64 {
+	var v uint64
+	for i := n - 1; i >= 0; i-- {
+		v = v<<8 | uint64(b[i])
+	}
+	return v
+}

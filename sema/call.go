@@ -1,0 +1,183 @@
+package sema
+
+import (
+	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"gtrace/lang/ast"
+)
+
+// call checks a function call used as an expression or statement.
+func (c *checker) call(call *ast.Call) *Type {
+	f := lookupFunc(call.Name)
+	if f == NoFunc {
+		c.errorf(call, "Unknown function: %s", call.Name)
+		return nil
+	}
+	if f.Unsafe() && !c.opts.Config.Unsafe {
+		c.errorf(call, "%s() is an unsafe function being used in safe mode", call.Name)
+		return nil
+	}
+	if f.Agg() != NoAgg {
+		c.errorf(call, "%s() should be directly assigned to a map", call.Name)
+		return nil
+	}
+	if !c.arity(call, f) {
+		return nil
+	}
+	c.prog.Funcs[call] = f
+	args := call.Args
+	switch f {
+	case FPrintf, FSystem, FCat:
+		if _, ok := args[0].(*ast.StrLit); !ok {
+			c.errorf(args[0], "%s() expects a string literal as its first argument", call.Name)
+			return VoidT
+		}
+		c.expr(args[0])
+		types := make([]*Type, 0, len(args)-1)
+		for _, a := range args[1:] {
+			t := c.expr(a)
+			if t.Kind == Void || t.Kind == Agg {
+				c.errorf(a, "%s() can not print a value of type '%s'", call.Name, t)
+			}
+			types = append(types, t)
+		}
+		c.checkFormat(call, args[0].(*ast.StrLit), types)
+		return VoidT
+	case FPrint:
+		if m, ok := args[0].(*ast.Map); ok && len(m.Keys) == 0 {
+			if c.info.Maps[m.Name] == nil {
+				c.info.Maps[m.Name] = &MapInfo{Name: m.Name, Span: m.Span()}
+			}
+			c.prog.Types[m] = VoidT
+		} else {
+			if len(args) > 1 {
+				c.errorf(call, "print() takes top and div only when printing a whole map")
+			}
+			if t := c.expr(args[0]); t.Kind == Void || t.Kind == Agg {
+				c.errorf(args[0], "print() can not print a value of type '%s'", t)
+			}
+		}
+		for _, a := range args[1:] {
+			if _, ok := c.constInt(a); !ok {
+				c.errorf(a, "print(): top and div must be constant integers")
+			}
+		}
+		return VoidT
+	case FTime:
+		if len(args) == 1 {
+			if _, ok := args[0].(*ast.StrLit); !ok {
+				c.errorf(args[0], "time() expects a string literal")
+			}
+			c.expr(args[0])
+		}
+		return VoidT
+	case FExit:
+		if len(args) == 1 {
+			c.wantInt(args[0], c.expr(args[0]))
+		}
+		return VoidT
+	case FStr:
+		t := c.expr(args[0])
+		size := c.opts.Config.MaxStrlen
+		if len(args) == 2 {
+			c.wantInt(args[1], c.expr(args[1]))
+			if n, ok := c.constInt(args[1]); ok && n >= 0 && int(n)+1 < size {
+				size = int(n) + 1
+			}
+		}
+		if t.Kind == String {
+			return t
+		}
+		c.wantInt(args[0], t)
+		return StringType(size)
+	case FKsym:
+		c.wantInt(args[0], c.expr(args[0]))
+		return KsymT
+	case FKaddr:
+		if _, ok := args[0].(*ast.StrLit); !ok {
+			c.errorf(args[0], "kaddr() expects a string literal")
+		}
+		c.expr(args[0])
+		return Uint64
+	case FBswap:
+		t := c.expr(args[0])
+		c.wantInt(args[0], t)
+		if t.Kind != Int {
+			return Uint64
+		}
+		return t
+	case FSignal:
+		t := c.expr(args[0])
+		if t.Kind != String {
+			c.wantInt(args[0], t)
+		}
+		if s, ok := args[0].(*ast.StrLit); ok && SignalNumber(s.Value) == 0 {
+			c.errorf(s, "signal(): unknown signal %s", s.Value)
+		}
+		return VoidT
+	case FStrncmp:
+		a, b := c.expr(args[0]), c.expr(args[1])
+		if a.Kind != String || b.Kind != String {
+			c.errorf(call, "strncmp() expects two strings")
+		}
+		if _, ok := c.constInt(args[2]); !ok {
+			c.errorf(args[2], "strncmp(): the length must be a constant integer")
+		}
+		c.expr(args[2])
+		return Int64
+	case FDelete, FHasKey:
+		m, ok := args[0].(*ast.Map)
+		if !ok {
+			c.errorf(args[0], "%s() expects a map as its first argument", call.Name)
+			return nil
+		}
+		if len(args) == 2 {
+			if len(m.Keys) > 0 {
+				c.errorf(args[1], "%s() takes either @m[key] or @m, key", call.Name)
+				return nil
+			}
+			// delete(@m, k) is delete(@m[k]).
+			kt := c.keyType(c.expr(args[1]), args[1])
+			if mi := c.info.Maps[m.Name]; mi != nil && mi.Key != nil && !Equal(mi.Key, kt) {
+				c.errorf(args[1], "Argument mismatch for %s: trying to access with arguments: '%s' when map expects arguments: '%s'",
+					m.Name, kt, mi.Key)
+			}
+		} else {
+			c.mapKey(m)
+		}
+		c.prog.Types[args[0]] = VoidT
+		if f == FHasKey {
+			return BoolT
+		}
+		return VoidT
+	case FClear, FZero, FLen:
+		m, ok := args[0].(*ast.Map)
+		if !ok || len(m.Keys) > 0 {
+			c.errorf(args[0], "%s() expects a map with no key", call.Name)
+			return nil
+		}
+		if c.info.Maps[m.Name] == nil {
+			c.info.Maps[m.Name] = &MapInfo{Name: m.Name, Span: m.Span()}
+		}
+		c.prog.Types[m] = VoidT
+		if f == FLen {
+			return Int64
+		}
+		return VoidT
+	case FStrftime:
+		c.errorf(call, "strftime() is not supported yet")
+		return nil
+	}
+	return VoidT
+}
+
+// SignalNumber maps a signal name such as "SIGKILL" or "KILL" to its
+// number, or 0.
+func SignalNumber(name string) int {
+	if !strings.HasPrefix(name, "SIG") {
+		name = "SIG" + name
+	}
+	return int(unix.SignalNum(name))
+}

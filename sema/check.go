@@ -1,0 +1,760 @@
+package sema
+
+import (
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"gtrace/kernel"
+	"gtrace/lang/ast"
+	"gtrace/lang/diag"
+	"gtrace/lang/token"
+	"gtrace/probe"
+)
+
+// Options are the checker's inputs beyond the program itself.
+type Options struct {
+	Config Config
+	// Expand resolves an attach point into probes; probe.Parse when nil.
+	Expand func(text string) ([]probe.Probe, error)
+	// Format reads a tracepoint's format; kernel.TracepointFormat when nil.
+	Format func(category, event string) (*kernel.Format, error)
+}
+
+// Check type-checks prog and expands its probes. Errors come back as one
+// sorted list; Info is nil when there are any.
+func Check(prog *ast.Program, opts *Options) (*Info, diag.List) {
+	if opts == nil {
+		opts = &Options{Config: DefaultConfig()}
+	}
+	c := &checker{opts: opts, info: &Info{Config: opts.Config, Maps: map[string]*MapInfo{}}}
+	if c.opts.Expand == nil {
+		c.opts.Expand = probe.Parse
+	}
+	if c.opts.Format == nil {
+		c.opts.Format = tracepointFormat
+	}
+	c.expand(prog)
+	if len(c.errs) > 0 {
+		return nil, c.sorted()
+	}
+	// Map types are learned from assignments anywhere in the script, so a
+	// first pass learns them and a second one checks every use.
+	c.quiet = true
+	c.checkProgs()
+	c.quiet = false
+	c.checkProgs()
+	for name, m := range c.info.Maps {
+		if m.Value == nil {
+			c.errorAt(m.Span, "Undefined map: %s", name)
+		}
+		c.info.MapNames = append(c.info.MapNames, name)
+	}
+	sort.Strings(c.info.MapNames)
+	if len(c.errs) > 0 {
+		return nil, c.sorted()
+	}
+	return c.info, nil
+}
+
+type checker struct {
+	opts  *Options
+	info  *Info
+	errs  diag.List
+	quiet bool
+
+	prog   *Prog
+	scopes []map[string]*Variable
+	loops  int
+}
+
+func (c *checker) sorted() diag.List {
+	c.errs.Sort()
+	return c.errs
+}
+
+func (c *checker) errorf(n ast.Node, format string, args ...any) {
+	c.errorAt(n.Span(), format, args...)
+}
+
+func (c *checker) errorAt(span token.Span, format string, args ...any) {
+	if !c.quiet {
+		c.errs.Add(span, format, args...)
+	}
+}
+
+func (c *checker) expand(prog *ast.Program) {
+	total := 0
+	for _, p := range prog.Probes {
+		for _, ap := range p.Attach {
+			probes, err := c.opts.Expand(ap.Text)
+			if err != nil {
+				c.errorf(ap, "%v", err)
+				continue
+			}
+			if len(probes) == 0 {
+				c.errorf(ap, "No probes matched %s", ap.Text)
+			}
+			for _, pr := range probes {
+				c.info.Progs = append(c.info.Progs, &Prog{Probe: pr, Node: p})
+			}
+			total += len(probes)
+		}
+	}
+	if total > c.opts.Config.MaxProbes {
+		c.errorf(prog, "Can not attach more than %d probes (%d requested); raise max_probes to allow more", c.opts.Config.MaxProbes, total)
+	}
+}
+
+func (c *checker) checkProgs() {
+	for _, p := range c.info.Progs {
+		*p = Prog{Probe: p.Probe, Node: p.Node,
+			Types: map[ast.Expr]*Type{}, Vars: map[*ast.Var]*Variable{},
+			Builtins: map[*ast.Ident]Builtin{}, Funcs: map[*ast.Call]Func{},
+			Args: map[*ast.Field]*ArgField{}}
+		c.prog = p
+		c.scopes = []map[string]*Variable{{}}
+		if p.Node.Pred != nil {
+			c.expr(p.Node.Pred)
+		}
+		c.block(p.Node.Body)
+	}
+}
+
+func (c *checker) block(b *ast.Block) {
+	c.scopes = append(c.scopes, map[string]*Variable{})
+	for _, s := range b.Stmts {
+		c.stmt(s)
+	}
+	c.scopes = c.scopes[:len(c.scopes)-1]
+}
+
+func (c *checker) lookupVar(name string) *Variable {
+	for i := len(c.scopes) - 1; i >= 0; i-- {
+		if v := c.scopes[i][name]; v != nil {
+			return v
+		}
+	}
+	return nil
+}
+
+func (c *checker) declare(v *ast.Var, t *Type) *Variable {
+	nv := &Variable{Name: v.Name, Type: t}
+	c.scopes[len(c.scopes)-1][v.Name] = nv
+	c.prog.Vars[v] = nv
+	return nv
+}
+
+func (c *checker) stmt(s ast.Stmt) {
+	switch s := s.(type) {
+	case *ast.Block:
+		c.block(s)
+	case *ast.ExprStmt:
+		c.expr(s.X)
+	case *ast.AssignStmt:
+		c.assign(s)
+	case *ast.LetStmt:
+		var t *Type
+		if s.Type != nil {
+			t = c.typeExpr(s.Type)
+		}
+		if s.Value != nil {
+			vt := c.expr(s.Value)
+			if t == nil {
+				t = vt
+			} else if !c.assignable(t, vt) {
+				c.errorf(s.Value, "Type mismatch for %s: trying to assign value of type '%s' when variable already has a type '%s'", s.Var.Name, vt, t)
+			}
+		}
+		if c.scopes[len(c.scopes)-1][s.Var.Name] != nil {
+			c.errorf(s.Var, "Variable %s was already declared", s.Var.Name)
+		}
+		c.declare(s.Var, t)
+	case *ast.IfStmt:
+		c.cond(s.Cond)
+		c.block(s.Then)
+		if s.Else != nil {
+			c.stmt(s.Else)
+		}
+	case *ast.WhileStmt:
+		c.cond(s.Cond)
+		c.loops++
+		c.block(s.Body)
+		c.loops--
+	case *ast.UnrollStmt:
+		n, ok := c.constInt(s.Count)
+		if !ok {
+			c.errorf(s.Count, "unroll count must be a constant integer")
+		} else if n < 1 || n > 100 {
+			c.errorf(s.Count, "unroll count must be between 1 and 100")
+		}
+		c.block(s.Body)
+	case *ast.ForStmt:
+		c.errorf(s, "for loops over maps are not supported yet")
+	case *ast.JumpStmt:
+		if s.Tok != token.RETURN && c.loops == 0 {
+			c.errorf(s, "'%s' statement is not allowed outside of a loop", s.Tok)
+		}
+	default:
+		c.errorf(s, "unsupported statement")
+	}
+}
+
+func (c *checker) cond(e ast.Expr) {
+	t := c.expr(e)
+	if t.Kind != Int && t.Kind != Bool && t.Kind != Invalid {
+		c.errorf(e, "Invalid condition: expected an integer or bool, got '%s'", t)
+	}
+}
+
+// assign checks `lhs op rhs`.
+func (c *checker) assign(s *ast.AssignStmt) {
+	if call, ok := s.RHS.(*ast.Call); ok && s.Op == token.ASSIGN {
+		if f := lookupFunc(call.Name); f != NoFunc && f.Agg() != NoAgg {
+			m, ok := s.LHS.(*ast.Map)
+			if !ok {
+				c.errorf(call, "%s() should be directly assigned to a map", call.Name)
+				return
+			}
+			t := c.aggregation(call, f)
+			c.mapAssign(m, t, s)
+			return
+		}
+	}
+	rt := c.expr(s.RHS)
+	if s.Op != token.ASSIGN && rt.Kind != Int && rt.Kind != Bool && rt.Kind != Invalid {
+		c.errorf(s.RHS, "Compound assignment needs an integer, got '%s'", rt)
+	}
+	switch l := s.LHS.(type) {
+	case *ast.Map:
+		if s.Op != token.ASSIGN {
+			rt = Int64
+		}
+		c.mapAssign(l, rt, s)
+	case *ast.Var:
+		if s.Op != token.ASSIGN {
+			v := c.lookupVar(l.Name)
+			if v == nil {
+				c.errorf(l, "Undefined or undeclared variable: %s", l.Name)
+				return
+			}
+			c.prog.Vars[l] = v
+			c.prog.Types[l] = v.Type
+			return
+		}
+		v := c.lookupVar(l.Name)
+		switch {
+		case v == nil:
+			v = c.declare(l, rt)
+		case v.Type == nil:
+			v.Type = rt
+		case !c.assignable(v.Type, rt):
+			c.errorf(s, "Type mismatch for %s: trying to assign value of type '%s' when variable already contains a value of type '%s'", l.Name, rt, v.Type)
+		default:
+			v.Type = widen(v.Type, rt)
+		}
+		c.prog.Vars[l] = v
+		c.prog.Types[l] = v.Type
+	default:
+		c.errorf(s.LHS, "Can only assign to a map or a variable")
+	}
+}
+
+func (c *checker) assignable(to, from *Type) bool {
+	if to.Kind == Invalid || from.Kind == Invalid {
+		return true
+	}
+	if to.Kind == Int && from.Kind == Bool || to.Kind == Bool && from.Kind == Int {
+		return true
+	}
+	return Equal(to, from)
+}
+
+// widen returns the type that holds values of both a and b: the larger
+// string, or the larger elements of a tuple.
+func widen(a, b *Type) *Type {
+	switch {
+	case a.Kind == String && b.Kind == String && b.Size > a.Size:
+		return b
+	case a.Kind == Tuple && b.Kind == Tuple && len(a.Elems) == len(b.Elems):
+		elems := make([]*Type, len(a.Elems))
+		changed := false
+		for i := range elems {
+			elems[i] = widen(a.Elems[i], b.Elems[i])
+			changed = changed || elems[i] != a.Elems[i]
+		}
+		if changed {
+			return TupleType(elems)
+		}
+	}
+	return a
+}
+
+// mapAssign records that m takes values of type t.
+func (c *checker) mapAssign(m *ast.Map, t *Type, s *ast.AssignStmt) {
+	mi := c.mapKey(m)
+	if mi == nil {
+		return
+	}
+	c.prog.Types[m] = t
+	if t.Kind == Invalid {
+		return
+	}
+	if t.Kind == Void || t.Kind == Agg && s.Op != token.ASSIGN {
+		c.errorf(s, "Can not assign a value of type '%s' to %s", t, m.Name)
+		return
+	}
+	switch {
+	case mi.Value == nil:
+		mi.Value = t
+		mi.Span = s.Span()
+	case mi.Value.Kind == Agg && t.Kind == Agg && mi.Value.Agg == t.Agg:
+		if mi.Value.Agg == AggLHist && (mi.Value.LMin != t.LMin || mi.Value.LMax != t.LMax || mi.Value.LStep != t.LStep) ||
+			mi.Value.Agg == AggHist && mi.Value.HistBits != t.HistBits {
+			c.errorf(s, "Different parameters for %s of %s", t.Agg, m.Name)
+		}
+	case !c.assignable(mi.Value, t):
+		c.errorf(s, "Type mismatch for %s: trying to assign value of type '%s' when map already contains a value of type '%s'", m.Name, t, mi.Value)
+	default:
+		mi.Value = widen(mi.Value, t)
+	}
+}
+
+// mapKey checks m's keys against the map's key type and returns the map.
+func (c *checker) mapKey(m *ast.Map) *MapInfo {
+	var kt *Type
+	if len(m.Keys) > 0 {
+		elems := make([]*Type, len(m.Keys))
+		for i, k := range m.Keys {
+			elems[i] = c.keyType(c.expr(k), k)
+		}
+		kt = elems[0]
+		if len(elems) > 1 {
+			kt = TupleType(elems)
+		}
+	}
+	mi := c.info.Maps[m.Name]
+	if mi == nil {
+		mi = &MapInfo{Name: m.Name, Key: kt, Span: m.Span()}
+		c.info.Maps[m.Name] = mi
+		return mi
+	}
+	switch {
+	case (mi.Key == nil) != (kt == nil) || mi.Key != nil && !Equal(mi.Key, kt):
+		c.errorf(m, "Argument mismatch for %s: trying to access with arguments: '%s' when map expects arguments: '%s'",
+			m.Name, typeList(kt), typeList(mi.Key))
+	case kt != nil:
+		mi.Key = widen(mi.Key, kt)
+	}
+	return mi
+}
+
+// keyType is the type a value takes as a map key: integers are widened
+// to 8 bytes as bpftrace stores them.
+func (c *checker) keyType(t *Type, e ast.Expr) *Type {
+	switch t.Kind {
+	case Int:
+		return IntType(8, t.Signed)
+	case Bool:
+		return BoolT
+	case String, Tuple, KStack, Ksym, Invalid:
+		return t
+	}
+	c.errorf(e, "Value of type '%s' can not be used as a map key", t)
+	return &Type{Kind: Invalid}
+}
+
+func typeList(t *Type) string {
+	if t == nil {
+		return ""
+	}
+	return t.String()
+}
+
+// typeExpr resolves a type name as written in a cast or a let.
+func (c *checker) typeExpr(te *ast.TypeExpr) *Type {
+	if te.Ptr > 0 {
+		return Uint64
+	}
+	var t *Type
+	switch te.Name {
+	case "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64":
+		signed := te.Name[0] == 'i'
+		bits, _ := strconv.Atoi(strings.TrimLeft(te.Name, "uint"))
+		t = IntType(bits/8, signed)
+	case "bool":
+		t = BoolT
+	case "string":
+		t = StringType(c.opts.Config.MaxStrlen)
+	default:
+		c.errorf(te, "Unknown type: %s", te.Name)
+		return &Type{Kind: Invalid}
+	}
+	if te.Len > 0 {
+		c.errorf(te, "Array types are not supported yet")
+	}
+	return t
+}
+
+// constInt evaluates a constant integer expression.
+func (c *checker) constInt(e ast.Expr) (int64, bool) {
+	switch e := e.(type) {
+	case *ast.IntLit:
+		return int64(e.Value), true
+	case *ast.Unary:
+		if e.Op == token.SUB {
+			v, ok := c.constInt(e.X)
+			return -v, ok
+		}
+	case *ast.Positional:
+		if e.Count {
+			return int64(len(c.opts.Config.Params)), true
+		}
+		if s, ok := c.param(e.N); ok {
+			v, err := strconv.ParseInt(s, 0, 64)
+			return v, err == nil
+		}
+	}
+	return 0, false
+}
+
+func (c *checker) param(n int) (string, bool) {
+	if n < 1 || n > len(c.opts.Config.Params) {
+		return "", false
+	}
+	return c.opts.Config.Params[n-1], true
+}
+
+func (c *checker) expr(e ast.Expr) *Type {
+	t := c.exprType(e)
+	if t == nil {
+		t = &Type{Kind: Invalid}
+	}
+	c.prog.Types[e] = t
+	return t
+}
+
+func (c *checker) exprType(e ast.Expr) *Type {
+	switch e := e.(type) {
+	case *ast.IntLit:
+		if e.Value > math.MaxInt64 {
+			return Uint64
+		}
+		return Int64
+	case *ast.StrLit:
+		return StringType(len(e.Value) + 1)
+	case *ast.BoolLit:
+		return BoolT
+	case *ast.Positional:
+		if e.Count {
+			return Int64
+		}
+		s, ok := c.param(e.N)
+		if !ok {
+			// bpftrace treats a missing positional parameter as 0 or "".
+			return Int64
+		}
+		if _, err := strconv.ParseInt(s, 0, 64); err == nil {
+			return Int64
+		}
+		return StringType(len(s) + 1)
+	case *ast.Ident:
+		return c.ident(e)
+	case *ast.Var:
+		v := c.lookupVar(e.Name)
+		if v == nil || v.Type == nil {
+			c.errorf(e, "Undefined or undeclared variable: %s", e.Name)
+			return nil
+		}
+		c.prog.Vars[e] = v
+		return v.Type
+	case *ast.Map:
+		mi := c.mapKey(e)
+		if mi == nil || mi.Value == nil {
+			return nil
+		}
+		if mi.Value.Kind == Agg {
+			c.errorf(e, "The value of %s, a %s() aggregation, can only be printed", e.Name, mi.Value.Agg)
+			return nil
+		}
+		return mi.Value
+	case *ast.Call:
+		return c.call(e)
+	case *ast.Binary:
+		return c.binary(e)
+	case *ast.Unary:
+		t := c.expr(e.X)
+		switch e.Op {
+		case token.NOT:
+			c.wantInt(e.X, t)
+			return BoolT
+		case token.BNOT, token.SUB:
+			c.wantInt(e.X, t)
+			if t.Kind == Int {
+				return IntType(8, t.Signed || e.Op == token.SUB)
+			}
+			return Int64
+		}
+		c.errorf(e, "The %s operator needs kernel types, which are not supported yet", e.Op)
+		return nil
+	case *ast.IncDec:
+		switch x := e.X.(type) {
+		case *ast.Var:
+			v := c.lookupVar(x.Name)
+			if v == nil {
+				// bpftrace lets $x++ declare $x as 0.
+				v = c.declare(x, Int64)
+			}
+			c.prog.Vars[x] = v
+			c.wantInt(x, v.Type)
+			c.prog.Types[x] = v.Type
+			return v.Type
+		case *ast.Map:
+			mi := c.mapKey(x)
+			if mi.Value == nil {
+				mi.Value = Int64
+				mi.Span = x.Span()
+			}
+			c.wantInt(x, mi.Value)
+			c.prog.Types[x] = mi.Value
+			return mi.Value
+		}
+		c.errorf(e, "The %s operator must be applied to a map or a variable", e.Op)
+		return nil
+	case *ast.Ternary:
+		c.cond(e.Cond)
+		a, b := c.expr(e.Then), c.expr(e.Else)
+		if a.Kind == Invalid || b.Kind == Invalid {
+			return nil
+		}
+		if !c.assignable(a, b) {
+			c.errorf(e, "Ternary operator branches have different types: '%s' and '%s'", a, b)
+			return nil
+		}
+		if a.Kind == Int && b.Kind == Int {
+			return IntType(8, a.Signed && b.Signed)
+		}
+		return widen(a, b)
+	case *ast.Field:
+		return c.field(e)
+	case *ast.Tuple:
+		elems := make([]*Type, len(e.Elems))
+		for i, x := range e.Elems {
+			t := c.expr(x)
+			if t.Kind == Int {
+				t = IntType(8, t.Signed) // tuple elements are 8-byte slots
+			}
+			if t.Kind == Void || t.Kind == Agg {
+				c.errorf(x, "Value of type '%s' can not be part of a tuple", t)
+			}
+			elems[i] = t
+		}
+		return TupleType(elems)
+	case *ast.Cast:
+		t := c.typeExpr(e.Type)
+		xt := c.expr(e.X)
+		if t.Kind == Int && xt.Kind != Int && xt.Kind != Bool && xt.Kind != Invalid {
+			c.errorf(e, "Cannot cast from '%s' to '%s'", xt, t)
+		}
+		return t
+	case *ast.Sizeof:
+		if e.X != nil {
+			c.expr(e.X)
+		} else {
+			c.typeExpr(e.Type)
+		}
+		return Uint64
+	case *ast.Index:
+		c.errorf(e, "Indexing needs kernel types, which are not supported yet")
+		return nil
+	case *ast.Offsetof:
+		c.errorf(e, "offsetof needs kernel types, which are not supported yet")
+		return nil
+	}
+	c.errorf(e, "unsupported expression")
+	return nil
+}
+
+func (c *checker) wantInt(e ast.Expr, t *Type) {
+	if t.Kind != Int && t.Kind != Bool && t.Kind != Invalid {
+		c.errorf(e, "Expected an integer, got '%s'", t)
+	}
+}
+
+func (c *checker) ident(e *ast.Ident) *Type {
+	b := lookupBuiltin(e.Name)
+	if b == NoBuiltin {
+		c.errorf(e, "Unknown identifier: '%s'", e.Name)
+		return nil
+	}
+	c.prog.Builtins[e] = b
+	spec := builtins[b]
+	if spec.probes != nil && !c.kindIn(spec.probes) {
+		c.errorf(e, "The %s builtin can not be used with '%s' probes", e.Name, c.providerName())
+		return nil
+	}
+	switch b {
+	case BArgs:
+		c.errorf(e, "The args builtin must be followed by a field, such as args.%s", "name")
+		return nil
+	case BProbe:
+		return StringType(len(c.prog.Probe.Name) + 1)
+	case BKstack:
+		if c.prog.Probe.Kind == probe.Begin || c.prog.Probe.Kind == probe.End {
+			return KStackT
+		}
+	}
+	return spec.typ
+}
+
+func (c *checker) kindIn(kinds []probe.Kind) bool {
+	for _, k := range kinds {
+		if c.prog.Probe.Kind == k {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *checker) providerName() string {
+	name, _, _ := strings.Cut(c.prog.Probe.Name, ":")
+	return name
+}
+
+func (c *checker) field(e *ast.Field) *Type {
+	if id, ok := e.X.(*ast.Ident); ok && id.Name == "args" {
+		if c.ident(id) == nil && c.prog.Probe.Kind != probe.Tracepoint {
+			return nil
+		}
+		c.prog.Types[id] = &Type{Kind: Void}
+		format, err := c.opts.Format(c.prog.Probe.Target, c.prog.Probe.Event)
+		if err != nil {
+			c.errorf(e, "%v", err)
+			return nil
+		}
+		for _, f := range c.argFields(format) {
+			if f.Name == e.Name {
+				if f.Type == nil {
+					c.errorf(e, "args.%s: array fields need kernel types, which are not supported yet", e.Name)
+					return nil
+				}
+				c.prog.Args[e] = f
+				return f.Type
+			}
+		}
+		c.errorf(e, "Can't find a field %s in %s", e.Name, c.prog.Probe.Name)
+		return nil
+	}
+	t := c.expr(e.X)
+	if t.Kind == Tuple {
+		i, err := strconv.Atoi(e.Name)
+		if err != nil || i < 0 || i >= len(t.Elems) {
+			c.errorf(e, "Invalid tuple index: %s. Found %d elements in tuple.", e.Name, len(t.Elems))
+			return nil
+		}
+		return t.Elems[i]
+	}
+	if t.Kind != Invalid {
+		c.errorf(e, "Can not access field '%s' on expression of type '%s'", e.Name, t)
+	}
+	return nil
+}
+
+func (c *checker) binary(e *ast.Binary) *Type {
+	a, b := c.expr(e.X), c.expr(e.Y)
+	if a.Kind == Invalid || b.Kind == Invalid {
+		return nil
+	}
+	switch e.Op {
+	case token.LAND, token.LOR:
+		c.wantInt(e.X, a)
+		c.wantInt(e.Y, b)
+		return BoolT
+	case token.EQ, token.NE, token.LT, token.LE, token.GT, token.GE:
+		if a.Kind == String && b.Kind == String {
+			if e.Op != token.EQ && e.Op != token.NE {
+				c.errorf(e, "Strings can only be compared with == and !=")
+			}
+			return BoolT
+		}
+		if !isInt(a) || !isInt(b) {
+			c.errorf(e, "Type mismatch for '%s': comparing '%s' with '%s'", e.Op, a, b)
+			return nil
+		}
+		return BoolT
+	}
+	if !isInt(a) || !isInt(b) {
+		c.errorf(e, "Type mismatch for '%s': comparing '%s' with '%s'", e.Op, a, b)
+		return nil
+	}
+	// C's usual arithmetic conversions, on 64-bit values: the result is
+	// unsigned if either side is.
+	return IntType(8, signed(a) && signed(b))
+}
+
+func isInt(t *Type) bool { return t.Kind == Int || t.Kind == Bool }
+
+func signed(t *Type) bool { return t.Kind == Bool || t.Signed }
+
+// aggregation checks an aggregating call (count, hist...) and returns the
+// map value type it makes.
+func (c *checker) aggregation(call *ast.Call, f Func) *Type {
+	if !c.arity(call, f) {
+		return &Type{Kind: Invalid}
+	}
+	c.prog.Funcs[call] = f
+	t := &Type{Kind: Agg, Agg: f.Agg()}
+	for _, a := range call.Args {
+		c.wantInt(a, c.expr(a))
+	}
+	switch f {
+	case FHist:
+		if len(call.Args) == 2 {
+			k, ok := c.constInt(call.Args[1])
+			if !ok || k < 0 || k > 5 {
+				c.errorf(call.Args[1], "hist: bits must be a constant between 0 and 5")
+			}
+			t.HistBits = k
+		}
+	case FLhist:
+		var vals [3]int64
+		for i, a := range call.Args[1:] {
+			v, ok := c.constInt(a)
+			if !ok {
+				c.errorf(a, "lhist: min, max and step must be constant integers")
+				return t
+			}
+			vals[i] = v
+		}
+		t.LMin, t.LMax, t.LStep = vals[0], vals[1], vals[2]
+		switch {
+		case t.LStep <= 0:
+			c.errorf(call.Args[3], "lhist: step must be positive")
+		case t.LMin < 0:
+			c.errorf(call.Args[1], "lhist: min must be non-negative")
+		case t.LMax <= t.LMin:
+			c.errorf(call.Args[2], "lhist: max must be greater than min")
+		case (t.LMax-t.LMin)/t.LStep > 1000:
+			c.errorf(call, "lhist: too many buckets: (max-min)/step must be at most 1000")
+		}
+	}
+	return t
+}
+
+func (c *checker) arity(call *ast.Call, f Func) bool {
+	spec := funcs[f]
+	n := len(call.Args)
+	if n < spec.minArgs || n > spec.maxArgs {
+		switch {
+		case spec.minArgs == spec.maxArgs:
+			c.errorf(call, "%s() requires %d arguments (%d provided)", spec.name, spec.minArgs, n)
+		case n < spec.minArgs:
+			c.errorf(call, "%s() requires at least %d arguments (%d provided)", spec.name, spec.minArgs, n)
+		default:
+			c.errorf(call, "%s() takes up to %d arguments (%d provided)", spec.name, spec.maxArgs, n)
+		}
+		return false
+	}
+	return true
+}

@@ -1,0 +1,72 @@
+package sema
+
+import (
+	"gtrace/lang/ast"
+	"gtrace/lang/token"
+	"gtrace/probe"
+)
+
+// Config holds the settings that shape generated code: from a script's
+// config block, the BPFTRACE_* environment and the command line.
+type Config struct {
+	MaxStrlen  int // bytes kept of a string, NUL included
+	MaxMapKeys int // entries of each map
+	MaxProbes  int // attach points a script may expand to
+	Unsafe     bool
+	Params     []string // positional parameters $1..$N
+}
+
+// DefaultConfig returns bpftrace's defaults.
+func DefaultConfig() Config {
+	return Config{MaxStrlen: 64, MaxMapKeys: 4096, MaxProbes: 1024}
+}
+
+// Info is what the checker found out about a program.
+type Info struct {
+	Config Config
+	// Maps holds every map by name ("@x"); MapNames lists them sorted.
+	Maps     map[string]*MapInfo
+	MapNames []string
+	// Progs lists one entry per concrete probe, in source order.
+	Progs []*Prog
+}
+
+// MapInfo describes one map.
+type MapInfo struct {
+	Name  string
+	Key   *Type // nil for a map without keys
+	Value *Type
+	// Where the map was first assigned.
+	Span token.Span
+}
+
+// Prog is one BPF program to generate: an AST probe bound to one concrete
+// attach point. Each has its own type table, because the same action
+// block can see different args under different tracepoints.
+type Prog struct {
+	Probe probe.Probe
+	Node  *ast.Probe
+	Types map[ast.Expr]*Type
+	// Vars resolves each use of a $variable to its declaration.
+	Vars     map[*ast.Var]*Variable
+	Builtins map[*ast.Ident]Builtin
+	Funcs    map[*ast.Call]Func
+	Args     map[*ast.Field]*ArgField
+}
+
+// Variable is one declared scratch variable.
+type Variable struct {
+	Name string
+	Type *Type
+}
+
+// ArgField is one field of a tracepoint's args.
+type ArgField struct {
+	Name    string
+	Offset  int
+	Size    int // bytes in the record; for __data_loc, the 4-byte locator
+	Type    *Type
+	DataLoc bool // a __data_loc string: the record holds offset and length
+	// InRecord is true for char arrays stored in the record itself.
+	InRecord bool
+}

@@ -1,0 +1,42 @@
+package sema
+
+import (
+	"fmt"
+	"strings"
+
+	"gtrace/kernel"
+)
+
+// argFields types the fields of a tracepoint's format for args.
+func (c *checker) argFields(f *kernel.Format) []*ArgField {
+	fields := make([]*ArgField, 0, len(f.Fields))
+	for _, kf := range f.Fields {
+		af := &ArgField{Name: kf.Name, Offset: kf.Offset, Size: kf.Size}
+		isChar := strings.HasPrefix(strings.TrimPrefix(kf.CType, "const "), "char") && !strings.Contains(kf.CType, "*")
+		switch {
+		case kf.DataLoc && isChar:
+			af.DataLoc = true
+			af.Type = StringType(c.opts.Config.MaxStrlen)
+		case kf.ArrayLen > 0 && isChar:
+			af.InRecord = true
+			af.Type = StringType(kf.ArrayLen)
+		case kf.DataLoc || kf.ArrayLen > 0:
+			af.Type = nil // arrays other than strings need kernel types
+		case strings.Contains(kf.CType, "*"):
+			af.Type = Uint64
+		case kf.Size == 1 || kf.Size == 2 || kf.Size == 4 || kf.Size == 8:
+			af.Type = IntType(kf.Size, kf.Signed)
+		}
+		fields = append(fields, af)
+	}
+	return fields
+}
+
+// tracepointFormat reads a tracepoint's format, with a message for the user.
+func tracepointFormat(category, event string) (*kernel.Format, error) {
+	f, err := kernel.TracepointFormat(category, event)
+	if err != nil {
+		return nil, fmt.Errorf("can not read the format of tracepoint:%s:%s: %v", category, event, err)
+	}
+	return f, nil
+}

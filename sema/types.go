@@ -1,0 +1,163 @@
+package sema
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Kind is the kind of a value's type.
+type Kind int
+
+// The kinds of value a bpftrace expression can have.
+const (
+	Invalid Kind = iota
+	Void         // statements and functions with no value, such as printf
+	Int          // integers of 1, 2, 4 or 8 bytes, signed or not
+	Bool
+	String // a NUL-terminated byte array of Size bytes
+	Tuple
+	KStack // a kernel stack, kept as a stack id
+	Ksym   // a kernel address, printed as its symbol
+	Agg    // an aggregation such as count(); only ever a map's value
+	Buffer // raw bytes from buf(), printed escaped
+)
+
+// AggKind says which aggregation a map holds.
+type AggKind int
+
+// The aggregations.
+const (
+	NoAgg AggKind = iota
+	AggCount
+	AggSum
+	AggMin
+	AggMax
+	AggAvg
+	AggStats
+	AggHist
+	AggLHist
+)
+
+var aggNames = [...]string{"", "count", "sum", "min", "max", "avg", "stats", "hist", "lhist"}
+
+func (a AggKind) String() string { return aggNames[a] }
+
+// Type is the type of an expression, a variable or a map key or value.
+type Type struct {
+	Kind   Kind
+	Size   int // bytes in BPF memory
+	Signed bool
+	Elems  []*Type // tuple elements
+	Agg    AggKind
+	// Histogram parameters: the log2 bits of hist(x, k), and lhist's
+	// min, max and step, checked to be constants.
+	HistBits           int64
+	LMin, LMax, LStep int64
+}
+
+// Common types.
+var (
+	Int64   = &Type{Kind: Int, Size: 8, Signed: true}
+	Uint64  = &Type{Kind: Int, Size: 8}
+	Uint32  = &Type{Kind: Int, Size: 4}
+	Int32   = &Type{Kind: Int, Size: 4, Signed: true}
+	BoolT   = &Type{Kind: Bool, Size: 8}
+	VoidT   = &Type{Kind: Void}
+	KStackT = &Type{Kind: KStack, Size: 8}
+	KsymT   = &Type{Kind: Ksym, Size: 8}
+)
+
+// IntType returns the integer type of the given byte size and signedness.
+func IntType(size int, signed bool) *Type {
+	return &Type{Kind: Int, Size: size, Signed: signed}
+}
+
+// StringType returns a string type holding up to n bytes, NUL included.
+func StringType(n int) *Type { return &Type{Kind: String, Size: n} }
+
+// TupleType lays out a tuple of the given elements. Each element starts
+// on an 8-byte boundary, so that integers are aligned wherever the tuple
+// is: in a map key, a map value or an event.
+func TupleType(elems []*Type) *Type {
+	t := &Type{Kind: Tuple, Elems: elems}
+	for _, e := range elems {
+		t.Size = (t.Size+7)&^7 + e.Size
+	}
+	return t
+}
+
+// Offsets returns the byte offset of each tuple element.
+func (t *Type) Offsets() []int {
+	offs := make([]int, len(t.Elems))
+	off := 0
+	for i, e := range t.Elems {
+		off = (off + 7) &^ 7
+		offs[i] = off
+		off += e.Size
+	}
+	return offs
+}
+
+// IsScalar reports whether a value of t fits in a register.
+func (t *Type) IsScalar() bool {
+	switch t.Kind {
+	case Int, Bool, KStack, Ksym:
+		return true
+	}
+	return false
+}
+
+// Equal reports whether a and b are the same type for map keys and values.
+// Strings of different sizes are equal: they are stored at the larger size.
+func Equal(a, b *Type) bool {
+	if a.Kind != b.Kind {
+		return false
+	}
+	switch a.Kind {
+	case Int:
+		return true
+	case Tuple:
+		if len(a.Elems) != len(b.Elems) {
+			return false
+		}
+		for i := range a.Elems {
+			if !Equal(a.Elems[i], b.Elems[i]) {
+				return false
+			}
+		}
+	case Agg:
+		return a.Agg == b.Agg
+	}
+	return true
+}
+
+func (t *Type) String() string {
+	switch t.Kind {
+	case Int:
+		if t.Signed {
+			return fmt.Sprintf("int%d", t.Size*8)
+		}
+		return fmt.Sprintf("uint%d", t.Size*8)
+	case Bool:
+		return "bool"
+	case String:
+		return fmt.Sprintf("string[%d]", t.Size)
+	case Tuple:
+		parts := make([]string, len(t.Elems))
+		for i, e := range t.Elems {
+			parts[i] = e.String()
+		}
+		return "(" + strings.Join(parts, ",") + ")"
+	case KStack:
+		return "kstack"
+	case Ksym:
+		return "ksym_t"
+	case Agg:
+		return t.Agg.String() + "_t"
+	case Buffer:
+		return fmt.Sprintf("buffer[%d]", t.Size)
+	case Void:
+		return "none"
+	}
+	return "invalid"
+}
