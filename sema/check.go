@@ -624,10 +624,12 @@ func (c *checker) providerName() string {
 
 func (c *checker) field(e *ast.Field) *Type {
 	if id, ok := e.X.(*ast.Ident); ok && id.Name == "args" {
-		if c.ident(id) == nil && c.prog.Probe.Kind != probe.Tracepoint {
+		if c.prog.Probe.Kind != probe.Tracepoint {
+			c.errorf(id, "The args builtin can not be used with '%s' probes", c.providerName())
 			return nil
 		}
-		c.prog.Types[id] = &Type{Kind: Void}
+		c.prog.Builtins[id] = BArgs
+		c.prog.Types[id] = VoidT
 		format, err := c.opts.Format(c.prog.Probe.Target, c.prog.Probe.Event)
 		if err != nil {
 			c.errorf(e, "%v", err)

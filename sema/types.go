@@ -51,7 +51,7 @@ type Type struct {
 	Agg    AggKind
 	// Histogram parameters: the log2 bits of hist(x, k), and lhist's
 	// min, max and step, checked to be constants.
-	HistBits           int64
+	HistBits          int64
 	LMin, LMax, LStep int64
 }
 
