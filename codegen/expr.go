@@ -30,7 +30,7 @@ func (g *gen) scalar(e ast.Expr) {
 	case *ast.Ident:
 		g.builtin(e)
 	case *ast.Var:
-		g.emit(asm.LoadMem(asm.R0, regScratch, int16(g.varOffset(g.prog.Vars[e])), asm.DWord))
+		g.emit(asm.LoadMem(asm.R0, asm.RFP, int16(g.varOffset(g.prog.Vars[e])), asm.DWord))
 	case *ast.Map:
 		g.mapRead(e, -1)
 	case *ast.Call:
@@ -437,7 +437,8 @@ func (g *gen) argString(f *sema.ArgField, dst, size int) {
 	g.emit(asm.FnProbeReadKernelStr.Call())
 }
 
-// varOffset returns a variable's home in the scratch area.
+// varOffset returns a variable's home: for integers a BPF stack slot
+// (reserveVars), for anything else a place in the scratch area.
 func (g *gen) varOffset(v *sema.Variable) int {
 	if off, ok := g.vars[v]; ok {
 		return off
@@ -448,9 +449,21 @@ func (g *gen) varOffset(v *sema.Variable) int {
 }
 
 func (g *gen) storeVar(v *sema.Variable, e ast.Expr) {
-	g.into(e, v.Type, g.varOffset(v))
+	off := g.varOffset(v)
+	if v.Type.IsScalar() {
+		g.scalar(e)
+		g.truncate(v.Type)
+		g.emit(asm.StoreMem(asm.RFP, int16(off), asm.R0, asm.DWord))
+		return
+	}
+	g.into(e, v.Type, off)
 }
 
 func (g *gen) zeroVar(v *sema.Variable) {
-	g.zeroMem(regScratch, g.varOffset(v), align8(v.Type.Size))
+	off := g.varOffset(v)
+	if v.Type.IsScalar() {
+		g.emit(asm.Mov.Imm(asm.R0, 0), asm.StoreMem(asm.RFP, int16(off), asm.R0, asm.DWord))
+		return
+	}
+	g.zeroMem(regScratch, off, align8(v.Type.Size))
 }

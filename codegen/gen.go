@@ -2,6 +2,7 @@ package codegen
 
 import (
 	"fmt"
+	"sort"
 
 	"github.com/cilium/ebpf/asm"
 	"github.com/cilium/ebpf/btf"
@@ -120,6 +121,7 @@ func (g *gen) program() (asm.Instructions, error) {
 		asm.Mov.Reg(regScratch, asm.R0),
 	)
 	g.stack = 8
+	g.reserveVars()
 	if k := g.prog.Probe.Kind; g.opts.Pid != 0 && k != probe.Begin && k != probe.End {
 		g.emit(asm.FnGetCurrentPidTgid.Call(), asm.RSh.Imm(asm.R0, 32))
 		g.loadImm(asm.R1, int64(g.opts.Pid))
@@ -142,6 +144,26 @@ func (g *gen) program() (asm.Instructions, error) {
 		}
 	}
 	return g.insns, nil
+}
+
+// reserveVars gives every integer variable its own BPF stack slot for
+// the whole program. They must live on the stack, not in scratch: the
+// verifier tracks stack slots precisely, and needs to, to see that a
+// while loop over a counter ends.
+func (g *gen) reserveVars() {
+	seen := map[*sema.Variable]bool{}
+	var vars []*sema.Variable
+	for _, v := range g.prog.Vars {
+		if !seen[v] && v.Type.IsScalar() {
+			seen[v] = true
+			vars = append(vars, v)
+		}
+	}
+	// Map iteration order is random; sort for a deterministic program.
+	sort.Slice(vars, func(i, j int) bool { return vars[i].Name < vars[j].Name })
+	for _, v := range vars {
+		g.vars[v] = int(g.pushSlot())
+	}
 }
 
 func (g *gen) block(b *ast.Block, exit string) {

@@ -93,12 +93,12 @@ func (g *gen) assign(s *ast.AssignStmt) {
 	case *ast.Var:
 		v := g.prog.Vars[lhs]
 		if op, ok := s.Op.AssignOp(); ok {
-			off := g.varOffset(v)
+			off := int16(g.varOffset(v))
 			g.scalar(s.RHS)
-			g.emit(asm.Mov.Reg(asm.R1, asm.R0), asm.LoadMem(asm.R0, regScratch, int16(off), asm.DWord))
+			g.emit(asm.Mov.Reg(asm.R1, asm.R0), asm.LoadMem(asm.R0, asm.RFP, off, asm.DWord))
 			g.applyOp(op, v.Type, g.typ(s.RHS))
 			g.truncate(v.Type)
-			g.emit(asm.StoreMem(regScratch, int16(off), asm.R0, asm.DWord))
+			g.emit(asm.StoreMem(asm.RFP, off, asm.R0, asm.DWord))
 			return
 		}
 		g.storeVar(v, s.RHS)
@@ -189,10 +189,10 @@ func (g *gen) incDec(e *ast.IncDec) {
 	t := g.typ(e)
 	switch x := e.X.(type) {
 	case *ast.Var:
-		off := g.varOffset(g.prog.Vars[x])
-		g.emit(asm.LoadMem(asm.R0, regScratch, int16(off), asm.DWord), asm.Add.Imm(asm.R0, delta))
+		off := int16(g.varOffset(g.prog.Vars[x]))
+		g.emit(asm.LoadMem(asm.R0, asm.RFP, off, asm.DWord), asm.Add.Imm(asm.R0, delta))
 		g.truncate(t)
-		g.emit(asm.StoreMem(regScratch, int16(off), asm.R0, asm.DWord))
+		g.emit(asm.StoreMem(asm.RFP, off, asm.R0, asm.DWord))
 	case *ast.Map:
 		g.mapModify(x, g.out.Maps[x.Name], func() { g.emit(asm.Add.Imm(asm.R0, delta)) })
 	}

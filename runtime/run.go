@@ -193,9 +193,7 @@ func (r *run) loadError(p *codegen.Program, err error) error {
 	}
 	cause := "the program was rejected"
 	for i := len(ve.Log) - 1; i >= 0; i-- {
-		line := strings.TrimSpace(ve.Log[i])
-		if line != "" && !strings.HasPrefix(line, "processed ") && !strings.HasPrefix(line, "verification time") &&
-			!strings.HasPrefix(line, "stack depth") {
+		if line := strings.TrimSpace(ve.Log[i]); isCause(line) {
 			cause = line
 			break
 		}
@@ -207,6 +205,20 @@ func (r *run) loadError(p *codegen.Program, err error) error {
 		msg += " (run with -v for the verifier's log)"
 	}
 	return errors.New(msg)
+}
+
+// isCause reports whether a verifier log line states a reason, rather
+// than statistics, a register state or an instruction.
+func isCause(line string) bool {
+	if line == "" || line[0] >= '0' && line[0] <= '9' || line[0] == 'R' && len(line) > 1 && line[1] >= '0' && line[1] <= '9' {
+		return false
+	}
+	for _, p := range []string{"processed ", "verification time", "stack depth", "cur state", "old state", "from ", ";"} {
+		if strings.HasPrefix(line, p) {
+			return false
+		}
+	}
+	return true
 }
 
 // setStart records the monotonic clock's now, the zero of elapsed.

@@ -28,7 +28,8 @@ func Check(prog *ast.Program, opts *Options) (*Info, diag.List) {
 	if opts == nil {
 		opts = &Options{Config: DefaultConfig()}
 	}
-	c := &checker{opts: opts, info: &Info{Config: opts.Config, Maps: map[string]*MapInfo{}}}
+	c := &checker{opts: opts, info: &Info{Config: opts.Config, Maps: map[string]*MapInfo{}},
+		badMaps: map[string]bool{}}
 	if c.opts.Expand == nil {
 		c.opts.Expand = probe.Parse
 	}
@@ -46,7 +47,7 @@ func Check(prog *ast.Program, opts *Options) (*Info, diag.List) {
 	c.quiet = false
 	c.checkProgs()
 	for name, m := range c.info.Maps {
-		if m.Value == nil {
+		if m.Value == nil && !c.badMaps[name] {
 			c.errorAt(m.Span, "Undefined map: %s", name)
 		}
 		c.info.MapNames = append(c.info.MapNames, name)
@@ -63,6 +64,8 @@ type checker struct {
 	info  *Info
 	errs  diag.List
 	quiet bool
+	// badMaps holds maps assigned a value that already had an error.
+	badMaps map[string]bool
 
 	prog   *Prog
 	scopes []map[string]*Variable
@@ -299,6 +302,7 @@ func (c *checker) mapAssign(m *ast.Map, t *Type, s *ast.AssignStmt) {
 	}
 	c.prog.Types[m] = t
 	if t.Kind == Invalid {
+		c.badMaps[m.Name] = true // already reported
 		return
 	}
 	if t.Kind == Void || t.Kind == Agg && s.Op != token.ASSIGN {
@@ -690,14 +694,16 @@ func (c *checker) binary(e *ast.Binary) *Type {
 		c.errorf(e, "Type mismatch for '%s': comparing '%s' with '%s'", e.Op, a, b)
 		return nil
 	}
-	// C's usual arithmetic conversions, on 64-bit values: the result is
-	// unsigned if either side is.
+	// C's usual arithmetic conversions, on 64-bit values: everything
+	// narrower promotes to int64, so the result is unsigned only if an
+	// operand is a 64-bit unsigned integer.
 	return IntType(8, signed(a) && signed(b))
 }
 
 func isInt(t *Type) bool { return t.Kind == Int || t.Kind == Bool }
 
-func signed(t *Type) bool { return t.Kind == Bool || t.Signed }
+// signed reports whether t stays signed after promotion to 64 bits.
+func signed(t *Type) bool { return t.Kind == Bool || t.Signed || t.Size < 8 }
 
 // aggregation checks an aggregating call (count, hist...) and returns the
 // map value type it makes.

@@ -17,6 +17,9 @@ func (c *checker) checkFormat(call *ast.Call, format *ast.StrLit, types []*Type)
 	}
 	args := make([]output.Arg, len(types))
 	for i, t := range types {
+		if t.Kind == Invalid {
+			return // already reported
+		}
 		args[i] = output.Arg{Class: argClass(t), Type: t.String()}
 	}
 	if err := f.Check(args); err != nil {

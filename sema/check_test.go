@@ -1,0 +1,146 @@
+package sema
+
+import (
+	"strings"
+	"testing"
+
+	"gtrace/kernel"
+	"gtrace/lang/parser"
+	"gtrace/lang/token"
+	"gtrace/probe"
+)
+
+// fakeFormat stands in for tracefs: sys_enter_read's fields, so that the
+// checker runs without root.
+func fakeFormat(category, event string) (*kernel.Format, error) {
+	return &kernel.Format{Fields: []kernel.Field{
+		{Name: "fd", CType: "unsigned int", Offset: 16, Size: 8},
+		{Name: "buf", CType: "char *", Offset: 24, Size: 8},
+		{Name: "count", CType: "size_t", Offset: 32, Size: 8},
+		{Name: "comm", CType: "char[16]", Offset: 40, Size: 16, ArrayLen: 16},
+		{Name: "filename", CType: "char[]", Offset: 56, Size: 4, DataLoc: true},
+	}}, nil
+}
+
+// fakeExpand resolves attach points without the kernel: wildcards are
+// not expanded.
+func fakeExpand(text string) ([]probe.Probe, error) {
+	if strings.Contains(text, "*") {
+		text = strings.ReplaceAll(text, "*", "x")
+	}
+	return probe.Parse(text)
+}
+
+func check(t *testing.T, src string, unsafe bool) (*Info, string) {
+	t.Helper()
+	f := token.NewFile("stdin", []byte(src))
+	prog, errs := parser.ParseFile(f)
+	if errs.HasErrors() {
+		t.Fatalf("parse %q: %v", src, errs)
+	}
+	cfg := DefaultConfig()
+	cfg.Unsafe = unsafe
+	cfg.Params = []string{"7", "text"}
+	info, errs := Check(prog, &Options{Config: cfg, Expand: fakeExpand, Format: fakeFormat})
+	if len(errs) == 0 {
+		return info, ""
+	}
+	msgs := make([]string, len(errs))
+	for i, e := range errs {
+		msgs[i] = e.Msg
+	}
+	return info, strings.Join(msgs, "\n")
+}
+
+func TestCheckErrors(t *testing.T) {
+	tests := []struct {
+		src, want string
+	}{
+		{`BEGIN { foo(); }`, "Unknown function: foo"},
+		{`BEGIN { printf("%d\n", bar); }`, "Unknown identifier: 'bar'"},
+		{`BEGIN { printf("%d\n", $x); }`, "Undefined or undeclared variable: $x"},
+		{`BEGIN { @x = 1; @x = "s"; }`, "Type mismatch for @x: trying to assign value of type 'string[2]' when map already contains a value of type 'int64'"},
+		{`BEGIN { @x[1] = 1; @x["a"] = 2; }`, "Argument mismatch for @x: trying to access with arguments: 'string[2]' when map expects arguments: 'int64'"},
+		{`BEGIN { $x = count(); }`, "count() should be directly assigned to a map"},
+		{`BEGIN { count(); }`, "count() should be directly assigned to a map"},
+		{`BEGIN { system("ls"); }`, "system() is an unsafe function being used in safe mode"},
+		{`BEGIN { signal("KILL"); }`, "signal() is an unsafe function being used in safe mode"},
+		{`BEGIN { printf("%d %d\n", 1); }`, "printf: Not enough arguments for format string (1 supplied, 2 expected)"},
+		{`BEGIN { printf("%d\n", "s"); }`, "printf: Unsupported format specifier for type 'string[2]': d"},
+		{`BEGIN { printf("%s\n", args.fd); }`, "The args builtin can not be used with 'begin' probes"},
+		{`tracepoint:syscalls:sys_enter_read { @ = args.nope; }`, "Can't find a field nope in tracepoint:syscalls:sys_enter_read"},
+		{`BEGIN { @h = hist(1, 9); }`, "hist: bits must be a constant between 0 and 5"},
+		{`BEGIN { @l = lhist(1, 0, 10, 0); }`, "lhist: step must be positive"},
+		{`BEGIN { break; }`, "'break' statement is not allowed outside of a loop"},
+		{`BEGIN { print(@nothing); }`, "Undefined map: @nothing"},
+		{`BEGIN { @a = count(); $x = @a; }`, "The value of @a, a count() aggregation, can only be printed"},
+		{`BEGIN { unroll(0) { } }`, "unroll count must be between 1 and 100"},
+		{`BEGIN { $t = (1, 2); $t.5; }`, "Invalid tuple index: 5. Found 2 elements in tuple."},
+		{`BEGIN { exit(1, 2); }`, "exit() takes up to 1 arguments (2 provided)"},
+		{`nope:x { }`, "invalid probe type: nope"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.src, func(t *testing.T) {
+			_, got := check(t, tt.src, false)
+			if got != tt.want {
+				t.Errorf("got errors:\n%s\nwant:\n%s", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestCheckTypes(t *testing.T) {
+	tests := []struct {
+		src, m, key, value string
+	}{
+		{`BEGIN { @x = count(); }`, "@x", "", "count_t"},
+		{`BEGIN { @x[pid, comm] = sum(5); }`, "@x", "(uint64,string[16])", "sum_t"},
+		{`BEGIN { @x["a"] = 1; @x["abcdef"] = 2; }`, "@x", "string[7]", "int64"},
+		{`BEGIN { @x = (1, "a"); }`, "@x", "", "(int64,string[2])"},
+		{`BEGIN { @x = $1 + 1; @y = $2; @z = $#; }`, "@y", "", "string[5]"},
+		{`tracepoint:syscalls:sys_enter_read { @x[args.comm] = args.count; }`, "@x", "string[16]", "uint64"},
+		{`tracepoint:syscalls:sys_enter_read { @x = str(args.filename); }`, "@x", "", "string[64]"},
+		{`BEGIN { @x = -1 + (uint32)5; }`, "@x", "", "int64"},
+		{`BEGIN { @x = (uint32)1 + (uint64)5; }`, "@x", "", "uint64"},
+		{`BEGIN { @x = 1 < 2; }`, "@x", "", "bool"},
+		{`BEGIN { system("ls"); @x = 1; }`, "@x", "", "int64"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.src, func(t *testing.T) {
+			info, errs := check(t, tt.src, true)
+			if errs != "" {
+				t.Fatalf("unexpected errors: %s", errs)
+			}
+			m := info.Maps[tt.m]
+			if got := typeList(m.Key); got != tt.key {
+				t.Errorf("key type %s, want %s", got, tt.key)
+			}
+			if got := m.Value.String(); got != tt.value {
+				t.Errorf("value type %s, want %s", got, tt.value)
+			}
+		})
+	}
+}
+
+// TestUnsafeFuncs walks the builtin table: every unsafe function must be
+// refused without --unsafe.
+func TestUnsafeFuncs(t *testing.T) {
+	args := map[Func]string{FSystem: `"true"`, FSignal: `"KILL"`}
+	for _, f := range AllFuncs() {
+		if !f.Unsafe() {
+			continue
+		}
+		a, ok := args[f]
+		if !ok {
+			t.Errorf("unsafe function %s has no test arguments here", f)
+			continue
+		}
+		src := "BEGIN { " + f.String() + "(" + a + "); }"
+		if _, errs := check(t, src, false); !strings.Contains(errs, "unsafe function") {
+			t.Errorf("%s: not refused in safe mode: %q", src, errs)
+		}
+		if _, errs := check(t, src, true); errs != "" {
+			t.Errorf("%s: refused with --unsafe: %s", src, errs)
+		}
+	}
+}

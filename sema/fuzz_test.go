@@ -1,0 +1,42 @@
+package sema
+
+import (
+	"testing"
+
+	"gtrace/lang/parser"
+	"gtrace/lang/token"
+)
+
+// FuzzCheck feeds the checker whatever the parser accepts: it must never
+// panic, and must either succeed or say why.
+func FuzzCheck(f *testing.F) {
+	for _, s := range []string{
+		`BEGIN { printf("%d %s\n", pid, comm); exit(); }`,
+		`tracepoint:syscalls:sys_enter_read /args.count > 1/ { @[comm, pid] = hist(args.count); }`,
+		`BEGIN { $i = 0; while ($i < 10) { $i++; if ($i == 5) { break; } } @x = $i ? "a" : "b"; }`,
+		`BEGIN { @a = lhist(5, 0, 10, 1); @b = stats(1); @c[1, "x"] = avg(2); delete(@c, (1, "x")); clear(@a); }`,
+		`BEGIN { $t = (1, "two", (3, 4)); @t = $t; print($t.2); print(@t); }`,
+		`interval:s:1 { @ = count(); print(@, 10, 2); zero(@); }`,
+		`BEGIN { @x += 1; @x++; --@x; $y -= 2; $y <<= 1; }`,
+		`BEGIN { unroll(3) { @u = sizeof(int32); } exit((int8)-1); }`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		file := token.NewFile("fuzz", []byte(src))
+		prog, errs := parser.ParseFile(file)
+		if errs.HasErrors() {
+			return
+		}
+		cfg := DefaultConfig()
+		info, errs := Check(prog, &Options{Config: cfg, Expand: fakeExpand, Format: fakeFormat})
+		if info == nil && len(errs) == 0 {
+			t.Fatalf("no info and no errors for %q", src)
+		}
+		for _, e := range errs {
+			if e.Span.Start < 0 || int(e.Span.End) > len(src) || e.Span.Start > e.Span.End {
+				t.Fatalf("error %q has span %v outside the source %q", e.Msg, e.Span, src)
+			}
+		}
+	})
+}
