@@ -87,7 +87,7 @@ func Run(out *codegen.Output, opts *Options) (code int, err error) {
 		return 1, fmt.Errorf("open ring buffer: %w", err)
 	}
 	if !opts.Quiet {
-		fmt.Fprintf(opts.Stderr, "Attaching %d probe%s...\n", len(out.Progs), plural(len(out.Progs)))
+		opts.Printer.AttachedProbes(uint64(len(out.Progs)))
 	}
 	if err := r.runSpecial(probe.Begin); err != nil {
 		return 1, err
@@ -120,13 +120,6 @@ func Run(out *codegen.Output, opts *Options) (code int, err error) {
 		return 1, err
 	}
 	return r.exitCode, nil
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }
 
 // load creates the maps and loads every program through the verifier.
