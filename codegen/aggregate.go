@@ -22,7 +22,7 @@ func (g *gen) aggregate(m *ast.Map, l *MapLayout, call *ast.Call) {
 	if agg == sema.AggHist || agg == sema.AggLHist {
 		g.emit(asm.LoadMem(asm.R0, regScratch, int16(arg), asm.DWord))
 		if agg == sema.AggHist {
-			g.histBucket()
+			g.histBucket(l.Value.HistBits)
 		} else {
 			g.lhistBucket(l.Value)
 		}
@@ -83,27 +83,41 @@ func (g *gen) aggregate(m *ast.Map, l *MapLayout, call *ast.Call) {
 	g.place(done)
 }
 
-// histBucket turns the value in R0 into its hist bucket: 0 for negative
-// values, 1 for zero, and 2+log2(v) for positive ones.
-func (g *gen) histBucket() {
-	neg, zero, done := g.newLabel(), g.newLabel(), g.newLabel()
+// histBucket turns the value in R0 into its hist(v, k) bucket, the
+// layout output.HistBucket documents: 0 for negative values, v+1 for
+// v < 2^k, then 2^k buckets for every power of two.
+func (g *gen) histBucket(k int64) {
+	neg, small, done := g.newLabel(), g.newLabel(), g.newLabel()
+	mask := int32(1)<<k - 1
 	g.emit(
 		asm.JSLT.Imm(asm.R0, 0, neg),
-		asm.JEq.Imm(asm.R0, 0, zero),
-		asm.Mov.Imm(asm.R1, 2),
+		asm.JLE.Imm(asm.R0, mask, small),
+		// R3 keeps v; R1 becomes floor(log2(v)) by binary search.
+		asm.Mov.Reg(asm.R3, asm.R0),
+		asm.Mov.Imm(asm.R1, 0),
 	)
-	// Binary search for the highest set bit.
 	for _, sh := range []int32{32, 16, 8, 4, 2, 1} {
 		skip := g.newLabel()
 		g.emit(asm.Mov.Reg(asm.R2, asm.R0), asm.RSh.Imm(asm.R2, sh), asm.JEq.Imm(asm.R2, 0, skip),
 			asm.Mov.Reg(asm.R0, asm.R2), asm.Add.Imm(asm.R1, sh))
 		g.place(skip)
 	}
-	g.emit(asm.Mov.Reg(asm.R0, asm.R1), asm.Ja.Label(done))
+	// l = log2(v) - k; bucket = ((l+1) << k) + ((v >> l) & mask) + 1.
+	g.emit(
+		asm.Sub.Imm(asm.R1, int32(k)),
+		asm.RSh.Reg(asm.R3, asm.R1),
+		asm.And.Imm(asm.R3, mask),
+		asm.Add.Imm(asm.R1, 1),
+		asm.LSh.Imm(asm.R1, int32(k)),
+		asm.Add.Reg(asm.R1, asm.R3),
+		asm.Add.Imm(asm.R1, 1),
+		asm.Mov.Reg(asm.R0, asm.R1),
+		asm.Ja.Label(done),
+	)
+	g.place(small)
+	g.emit(asm.Add.Imm(asm.R0, 1), asm.Ja.Label(done))
 	g.place(neg)
-	g.emit(asm.Mov.Imm(asm.R0, 0), asm.Ja.Label(done))
-	g.place(zero)
-	g.emit(asm.Mov.Imm(asm.R0, 1))
+	g.emit(asm.Mov.Imm(asm.R0, 0))
 	g.place(done)
 }
 

@@ -30,16 +30,6 @@ type MapLayout struct {
 	PerCPU    bool
 }
 
-// Buckets is the number of buckets of a hist or lhist value: hist has
-// one for negative values, one for zero, then one per power of two;
-// lhist has one below min, one per step, and one at or above max.
-func Buckets(t *sema.Type) int {
-	if t.Agg == sema.AggLHist {
-		return int((t.LMax-t.LMin)/t.LStep) + 2
-	}
-	return 2 + 64
-}
-
 func newMapLayout(mi *sema.MapInfo, bpfName string, index int) *MapLayout {
 	l := &MapLayout{Name: mi.Name, BPFName: bpfName, Index: index, Key: mi.Key, Value: mi.Value, KeySize: 8}
 	if mi.Key != nil {
