@@ -176,7 +176,7 @@ func (g *gen) binary(e *ast.Binary) {
 	g.scalar(e.Y)
 	g.emit(asm.Mov.Reg(asm.R1, asm.R0), asm.LoadMem(asm.R0, asm.RFP, slot, asm.DWord))
 	g.popSlot()
-	signed := (xt.Kind == sema.Bool || xt.Signed) && (yt.Kind == sema.Bool || yt.Signed)
+	signed := sema.Signed(xt, yt)
 	if op, ok := aluOps[e.Op]; ok {
 		if op == asm.RSh && signed {
 			op = asm.ArSh

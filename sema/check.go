@@ -694,16 +694,18 @@ func (c *checker) binary(e *ast.Binary) *Type {
 		c.errorf(e, "Type mismatch for '%s': comparing '%s' with '%s'", e.Op, a, b)
 		return nil
 	}
-	// C's usual arithmetic conversions, on 64-bit values: everything
-	// narrower promotes to int64, so the result is unsigned only if an
-	// operand is a 64-bit unsigned integer.
-	return IntType(8, signed(a) && signed(b))
+	// C's usual arithmetic conversions, on 64-bit values.
+	return IntType(8, Signed(a, b))
 }
 
 func isInt(t *Type) bool { return t.Kind == Int || t.Kind == Bool }
 
-// signed reports whether t stays signed after promotion to 64 bits.
-func signed(t *Type) bool { return t.Kind == Bool || t.Signed || t.Size < 8 }
+// Signed reports whether arithmetic and comparisons between a and b are
+// signed after C's promotion to 64 bits: everything narrower becomes
+// int64, so only a 64-bit unsigned operand makes them unsigned.
+func Signed(a, b *Type) bool { return promotesSigned(a) && promotesSigned(b) }
+
+func promotesSigned(t *Type) bool { return t.Kind == Bool || t.Signed || t.Size < 8 }
 
 // aggregation checks an aggregating call (count, hist...) and returns the
 // map value type it makes.

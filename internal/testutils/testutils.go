@@ -1,0 +1,27 @@
+// Package testutils holds the skip rules shared by tests that need the
+// kernel: they skip with a reason when run without root, but under CI
+// (CI=true), where root is available, a skip is a failure, so nothing goes
+// silently untested.
+package testutils
+
+import (
+	"os"
+	"testing"
+)
+
+// RequireRoot skips or, under CI, fails tb unless it runs as root.
+func RequireRoot(tb testing.TB) {
+	tb.Helper()
+	if os.Geteuid() != 0 {
+		Skip(tb, "needs root to load BPF programs")
+	}
+}
+
+// Skip skips tb with reason, or fails it under CI=true.
+func Skip(tb testing.TB, reason string) {
+	tb.Helper()
+	if os.Getenv("CI") == "true" {
+		tb.Fatalf("cannot run under CI: %s", reason)
+	}
+	tb.Skip(reason)
+}
