@@ -1,6 +1,8 @@
 package kernel
 
 import (
+	"gtrace/internal/testutils"
+
 	"errors"
 	"os"
 	"path/filepath"
@@ -110,7 +112,7 @@ func TestParseFormatErrors(t *testing.T) {
 
 // TestTracepointFormatLive parses every format file the kernel has.
 func TestTracepointFormatLive(t *testing.T) {
-	requireRoot(t)
+	testutils.RequireRoot(t)
 	dir, err := TracefsDir()
 	if err != nil {
 		t.Fatal(err)
@@ -154,7 +156,7 @@ func TestTracepointFormatLive(t *testing.T) {
 }
 
 func TestTracepointFormatMissing(t *testing.T) {
-	requireRoot(t)
+	testutils.RequireRoot(t)
 	_, err := TracepointFormat("nosuchcategory", "nosuchevent")
 	if !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("err = %v, want a not-exist error", err)

@@ -1,6 +1,8 @@
 package kernel
 
 import (
+	"gtrace/internal/testutils"
+
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -68,7 +70,7 @@ func TestLookupPerfEvent(t *testing.T) {
 
 // TestListTracepointsLive compares the listing with the events directory.
 func TestListTracepointsLive(t *testing.T) {
-	requireRoot(t)
+	testutils.RequireRoot(t)
 	dir, err := TracefsDir()
 	if err != nil {
 		t.Fatal(err)
@@ -129,7 +131,7 @@ func TestListTracepointsLive(t *testing.T) {
 }
 
 func TestListRawTracepointsLive(t *testing.T) {
-	requireRoot(t)
+	testutils.RequireRoot(t)
 	got, err := ListProbesVerbose("rawtracepoint:sched_switch")
 	if err != nil {
 		t.Fatal(err)
@@ -154,7 +156,7 @@ func TestListRawTracepointsLive(t *testing.T) {
 }
 
 func TestExpandTracepoints(t *testing.T) {
-	requireRoot(t)
+	testutils.RequireRoot(t)
 	got, err := ExpandTracepoints("sched:sched_switch")
 	if err != nil {
 		t.Fatal(err)
@@ -185,7 +187,7 @@ func TestExpandTracepoints(t *testing.T) {
 }
 
 func TestTracefsDir(t *testing.T) {
-	requireRoot(t)
+	testutils.RequireRoot(t)
 	dir, err := TracefsDir()
 	if err != nil {
 		t.Fatal(err)

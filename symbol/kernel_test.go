@@ -1,6 +1,8 @@
 package symbol
 
 import (
+	"gtrace/internal/testutils"
+
 	"bufio"
 	"errors"
 	"os"
@@ -135,7 +137,7 @@ func TestFormat(t *testing.T) {
 
 // TestKallsymsLive resolves symbols of the running kernel both ways.
 func TestKallsymsLive(t *testing.T) {
-	requireRoot(t)
+	testutils.RequireRoot(t)
 	want := liveAddr(t, "vfs_read")
 
 	var k Kernel
