@@ -88,6 +88,10 @@ func (c *checker) errorAt(span token.Span, format string, args ...any) {
 }
 
 func (c *checker) expand(prog *ast.Program) {
+	if len(prog.Probes) == 0 {
+		c.errorf(prog, "The program has no probes")
+		return
+	}
 	total := 0
 	for _, p := range prog.Probes {
 		for _, ap := range p.Attach {

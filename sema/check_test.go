@@ -78,6 +78,7 @@ func TestCheckErrors(t *testing.T) {
 		{`BEGIN { $t = (1, 2); $t.5; }`, "Invalid tuple index: 5. Found 2 elements in tuple."},
 		{`BEGIN { exit(1, 2); }`, "exit() takes up to 1 arguments (2 provided)"},
 		{`nope:x { }`, "invalid probe type: nope"},
+		{`// nothing`, "The program has no probes"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.src, func(t *testing.T) {

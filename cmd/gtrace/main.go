@@ -187,8 +187,8 @@ func parseArgs(args []string) (*options, error) {
 			return nil, err
 		}
 	}
-	if !haveProgram && !o.list {
-		return nil, fmt.Errorf("no program given: use -e 'program' or a file name")
+	if !o.list && (!haveProgram || o.filename == "" && o.program == "") {
+		return nil, fmt.Errorf("USAGE: filename or -e 'program' required")
 	}
 	return o, nil
 }

@@ -35,6 +35,7 @@ func TestParseArgsErrors(t *testing.T) {
 	for _, args := range [][]string{
 		{},
 		{"-e"},
+		{"-e", ""},
 		{"-f", "xml", "-e", "x"},
 		{"-p", "abc", "-e", "x"},
 		{"-d", "everything", "-e", "x"},
