@@ -313,6 +313,10 @@ func (g *gen) builtin(e *ast.Ident) {
 		g.emit(asm.FnGetNumaNodeId.Call())
 	case sema.BJiffies:
 		g.emit(asm.FnJiffies64.Call())
+	case sema.BArgN:
+		// A raw tracepoint's context is an array of u64 arguments.
+		n, _ := sema.ArgIndex(e.Name)
+		g.emit(asm.LoadMem(asm.R0, regCtx, int16(8*n), asm.DWord))
 	default:
 		g.fail(e, "builtin %s has no integer value", e.Name)
 	}

@@ -20,13 +20,12 @@ func parseTracepoint(parts []string) ([]Probe, error) {
 		return nil, fmt.Errorf("tracepoint probe must have the form tracepoint:category:event")
 	}
 	pattern := parts[0] + ":" + parts[1]
-	names := []string{pattern}
-	if strings.ContainsAny(pattern, "*?[{") {
-		var err error
-		names, err = kernel.ExpandTracepoints(pattern)
-		if err != nil {
-			return nil, err
-		}
+	names, err := kernel.ExpandTracepoints(pattern)
+	if err != nil {
+		return nil, err
+	}
+	if len(names) == 0 && !kernel.HasWildcard(pattern) {
+		return nil, fmt.Errorf("tracepoint not found: %s", pattern)
 	}
 	probes := make([]Probe, 0, len(names))
 	for _, n := range names {

@@ -1,6 +1,11 @@
 package sema
 
-import "gtrace/probe"
+import (
+	"strconv"
+	"strings"
+
+	"gtrace/probe"
+)
 
 // Builtin is a builtin variable such as pid or comm.
 type Builtin int
@@ -25,6 +30,7 @@ const (
 	BCpid
 	BNumaid
 	BJiffies
+	BArgN // arg0, arg1, ...: a raw tracepoint's arguments
 )
 
 type builtinSpec struct {
@@ -54,9 +60,13 @@ var builtins = [...]builtinSpec{
 	BCpid:    {name: "cpid", typ: Uint32},
 	BNumaid:  {name: "numaid", typ: Uint32},
 	BJiffies: {name: "jiffies", typ: Uint64},
+	BArgN:    {name: "argN", typ: Uint64, probes: []probe.Kind{probe.RawTracepoint}},
 }
 
 func lookupBuiltin(name string) Builtin {
+	if _, ok := ArgIndex(name); ok {
+		return BArgN
+	}
 	for b := BPid; int(b) < len(builtins); b++ {
 		if builtins[b].name == name {
 			return b
@@ -166,4 +176,14 @@ func AllFuncs() []Func {
 		all = append(all, f)
 	}
 	return all
+}
+
+// ArgIndex returns N for the builtin argN.
+func ArgIndex(name string) (int, bool) {
+	digits, ok := strings.CutPrefix(name, "arg")
+	if !ok || digits == "" || len(digits) > 2 {
+		return 0, false
+	}
+	n, err := strconv.Atoi(digits)
+	return n, err == nil && n >= 0
 }

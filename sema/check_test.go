@@ -22,11 +22,12 @@ func fakeFormat(category, event string) (*kernel.Format, error) {
 	}}, nil
 }
 
-// fakeExpand resolves attach points without the kernel: wildcards are
-// not expanded.
+// fakeExpand resolves attach points without the kernel: tracepoints are
+// taken as written, wildcards and all.
 func fakeExpand(text string) ([]probe.Probe, error) {
-	if strings.Contains(text, "*") {
-		text = strings.ReplaceAll(text, "*", "x")
+	if rest, ok := strings.CutPrefix(text, "tracepoint:"); ok {
+		cat, ev, _ := strings.Cut(rest, ":")
+		return []probe.Probe{{Kind: probe.Tracepoint, Name: text, Target: cat, Event: ev}}, nil
 	}
 	return probe.Parse(text)
 }
