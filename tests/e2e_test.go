@@ -207,8 +207,8 @@ func TestFileProgram(t *testing.T) {
 
 // TestPidOption traces a process started by the test. The process blocks
 // on its stdin until gtrace has run BEGIN (so probes are attached); closing
-// stdin ends that read, which began before attaching, and the shell execs
-// dd under the same pid.
+// stdin ends that read and the shell execs dd under the same pid. The shell
+// may call read only after attaching, so the predicate also checks comm.
 func TestPidOption(t *testing.T) {
 	requireRoot(t)
 	work := exec.Command("/bin/sh", "-c", "read x; exec "+ddOneByte)
@@ -222,7 +222,7 @@ func TestPidOption(t *testing.T) {
 	defer work.Process.Kill()
 	pid := work.Process.Pid
 
-	script := fmt.Sprintf(`BEGIN { printf("ready\n"); } tracepoint:syscalls:sys_enter_read /pid == %d && args.fd == 0 && args.count == 1/ { @[comm, pid] = count(); }`, pid)
+	script := fmt.Sprintf(`BEGIN { printf("ready\n"); } tracepoint:syscalls:sys_enter_read /pid == %d && comm == "dd" && args.fd == 0/ { @[comm, pid] = count(); }`, pid)
 	tracer := exec.Command(gtraceBin, "-p", strconv.Itoa(pid), "-e", script)
 	stdout, err := tracer.StdoutPipe()
 	if err != nil {
