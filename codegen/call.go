@@ -55,12 +55,7 @@ func (g *gen) exprStmt(e ast.Expr) {
 		}
 		g.event(&Event{Kind: kind, Map: g.out.Maps[args[0].(*ast.Map).Name]}, nil)
 	case sema.FDelete:
-		m := args[0].(*ast.Map)
-		keys := m.Keys
-		if len(args) == 2 {
-			keys = args[1:]
-		}
-		key, l := g.buildKey(m.Name, keys)
+		key, l := g.keyArg(args)
 		g.emit(asm.LoadMapPtr(asm.R1, 0).WithReference(l.BPFName))
 		g.scratchPtr(asm.R2, key)
 		g.emit(asm.FnMapDeleteElem.Call())
@@ -79,6 +74,16 @@ func (g *gen) exprStmt(e ast.Expr) {
 			g.composite(e, -1)
 		}
 	}
+}
+
+// keyArg builds the key of delete() and has_key(), which take either
+// @m[key] or @m, key.
+func (g *gen) keyArg(args []ast.Expr) (int, *MapLayout) {
+	m := args[0].(*ast.Map)
+	if len(args) == 2 {
+		return g.buildKey(m.Name, args[1:])
+	}
+	return g.buildKey(m.Name, m.Keys)
 }
 
 // event sends a record of ev's kind with the given arguments through the
@@ -143,12 +148,7 @@ func (g *gen) scalarCall(call *ast.Call) {
 	case sema.FStrncmp:
 		g.strncmp(args[0], args[1], int(g.constInt(args[2])))
 	case sema.FHasKey:
-		m := args[0].(*ast.Map)
-		keys := m.Keys
-		if len(args) == 2 {
-			keys = args[1:]
-		}
-		key, l := g.buildKey(m.Name, keys)
+		key, l := g.keyArg(args)
 		g.lookup(l, key)
 		g.boolify(asm.JNE)
 	default:

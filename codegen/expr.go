@@ -177,18 +177,8 @@ func (g *gen) binary(e *ast.Binary) {
 	g.emit(asm.Mov.Reg(asm.R1, asm.R0), asm.LoadMem(asm.R0, asm.RFP, slot, asm.DWord))
 	g.popSlot()
 	signed := sema.Signed(xt, yt)
-	if op, ok := aluOps[e.Op]; ok {
-		if op == asm.RSh && signed {
-			op = asm.ArSh
-		}
-		if op == asm.Div || op == asm.Mod {
-			// Division by zero yields zero in BPF; make that explicit
-			// rather than rely on it, as bpftrace does.
-			ok := g.newLabel()
-			g.emit(asm.JNE.Imm(asm.R1, 0, ok), asm.Mov.Imm(asm.R0, 0), asm.Mov.Imm(asm.R1, 1))
-			g.place(ok)
-		}
-		g.emit(op.Reg(asm.R0, asm.R1))
+	if _, ok := aluOps[e.Op]; ok {
+		g.applyOp(e.Op, signed)
 		return
 	}
 	var jop asm.JumpOp

@@ -277,16 +277,7 @@ func (g *gen) scratchPtr(reg asm.Register, off int) {
 // memory the verifier knows the size of.
 func (g *gen) copyMem(dst asm.Register, doff int, src asm.Register, soff int, n int) {
 	for n > 0 {
-		size, w := asm.DWord, 8
-		switch {
-		case n >= 8:
-		case n >= 4:
-			size, w = asm.Word, 4
-		case n >= 2:
-			size, w = asm.Half, 2
-		default:
-			size, w = asm.Byte, 1
-		}
+		size, w := chunk(n)
 		g.emit(asm.LoadMem(asm.R1, src, int16(soff), size), asm.StoreMem(dst, int16(doff), asm.R1, size))
 		doff, soff, n = doff+w, soff+w, n-w
 	}
@@ -296,19 +287,23 @@ func (g *gen) copyMem(dst asm.Register, doff int, src asm.Register, soff int, n 
 func (g *gen) zeroMem(dst asm.Register, off, n int) {
 	g.emit(asm.Mov.Imm(asm.R1, 0))
 	for n > 0 {
-		size, w := asm.DWord, 8
-		switch {
-		case n >= 8:
-		case n >= 4:
-			size, w = asm.Word, 4
-		case n >= 2:
-			size, w = asm.Half, 2
-		default:
-			size, w = asm.Byte, 1
-		}
+		size, w := chunk(n)
 		g.emit(asm.StoreMem(dst, int16(off), asm.R1, size))
 		off, n = off+w, n-w
 	}
+}
+
+// chunk is the widest access that fits in n bytes.
+func chunk(n int) (asm.Size, int) {
+	switch {
+	case n >= 8:
+		return asm.DWord, 8
+	case n >= 4:
+		return asm.Word, 4
+	case n >= 2:
+		return asm.Half, 2
+	}
+	return asm.Byte, 1
 }
 
 // storeBytes writes the constant bytes b, zero padded to n, at scratch off.

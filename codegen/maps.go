@@ -96,7 +96,7 @@ func (g *gen) assign(s *ast.AssignStmt) {
 			off := int16(g.varOffset(v))
 			g.scalar(s.RHS)
 			g.emit(asm.Mov.Reg(asm.R1, asm.R0), asm.LoadMem(asm.R0, asm.RFP, off, asm.DWord))
-			g.applyOp(op, v.Type, g.typ(s.RHS))
+			g.applyOp(op, sema.Signed(v.Type, g.typ(s.RHS)))
 			g.truncate(v.Type)
 			g.emit(asm.StoreMem(asm.RFP, off, asm.R0, asm.DWord))
 			return
@@ -115,7 +115,7 @@ func (g *gen) assign(s *ast.AssignStmt) {
 				g.scalar(s.RHS)
 				g.emit(asm.Mov.Reg(asm.R1, asm.R0), asm.LoadMem(asm.R0, asm.RFP, slot, asm.DWord))
 				g.popSlot()
-				g.applyOp(op, l.Value, g.typ(s.RHS))
+				g.applyOp(op, sema.Signed(l.Value, g.typ(s.RHS)))
 			})
 			return
 		}
@@ -131,13 +131,15 @@ func (g *gen) assign(s *ast.AssignStmt) {
 	}
 }
 
-// applyOp computes R0 = R0 op R1 for a compound assignment.
-func (g *gen) applyOp(op token.Kind, a, b *sema.Type) {
+// applyOp computes R0 = R0 op R1 for an arithmetic operator.
+func (g *gen) applyOp(op token.Kind, signed bool) {
 	alu := aluOps[op]
-	if alu == asm.RSh && a.Signed {
+	if alu == asm.RSh && signed {
 		alu = asm.ArSh
 	}
 	if alu == asm.Div || alu == asm.Mod {
+		// Division by zero yields zero in BPF; make that explicit
+		// rather than rely on it, as bpftrace does.
 		ok := g.newLabel()
 		g.emit(asm.JNE.Imm(asm.R1, 0, ok), asm.Mov.Imm(asm.R0, 0), asm.Mov.Imm(asm.R1, 1))
 		g.place(ok)
