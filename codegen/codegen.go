@@ -6,7 +6,6 @@ import (
 	"sort"
 
 	"github.com/cilium/ebpf"
-	"github.com/cilium/ebpf/asm"
 	"github.com/cilium/ebpf/btf"
 
 	"gtrace/sema"
@@ -134,4 +133,3 @@ func (o *Output) SortedMaps() []*MapLayout {
 	return ls
 }
 
-var _ = asm.R0
