@@ -132,4 +132,3 @@ func (o *Output) SortedMaps() []*MapLayout {
 	sort.Slice(ls, func(i, j int) bool { return ls[i].Name < ls[j].Name })
 	return ls
 }
-
