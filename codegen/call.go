@@ -147,6 +147,8 @@ func (g *gen) scalarCall(call *ast.Call) {
 		g.emit(asm.HostTo(asm.BE, asm.R0, sizeOf(t.Size)))
 	case sema.FStrncmp:
 		g.strncmp(args[0], args[1], int(g.constInt(args[2])))
+	case sema.FLen:
+		g.mapLen(g.out.Maps[args[0].(*ast.Map).Name])
 	case sema.FHasKey:
 		key, l := g.keyArg(args)
 		g.lookup(l, key)

@@ -37,6 +37,9 @@ type Options struct {
 	Pid uint32
 	// Kaddr resolves a kernel symbol for kaddr().
 	Kaddr func(name string) (uint64, bool)
+	// NumCPU is the number of possible CPUs, over which loops merge
+	// per-CPU values; the running machine's when 0.
+	NumCPU int
 }
 
 // scratchSize bounds each program's per-CPU scratch area; the kernel
@@ -48,8 +51,17 @@ const ringSize = 1 << 20
 
 // Compile generates the programs and maps of a checked script.
 func Compile(info *sema.Info, opts *Options) (*Output, error) {
-	if opts == nil {
-		opts = &Options{}
+	o := Options{}
+	if opts != nil {
+		o = *opts
+	}
+	opts = &o
+	if opts.NumCPU == 0 {
+		n, err := ebpf.PossibleCPU()
+		if err != nil {
+			return nil, fmt.Errorf("count possible CPUs: %w", err)
+		}
+		opts.NumCPU = n
 	}
 	out := &Output{Spec: &ebpf.CollectionSpec{Maps: map[string]*ebpf.MapSpec{}, Programs: map[string]*ebpf.ProgramSpec{}},
 		Maps: map[string]*MapLayout{}}

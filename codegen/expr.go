@@ -30,7 +30,7 @@ func (g *gen) scalar(e ast.Expr) {
 	case *ast.Ident:
 		g.builtin(e)
 	case *ast.Var:
-		g.emit(asm.LoadMem(asm.R0, asm.RFP, int16(g.varOffset(g.prog.Vars[e])), asm.DWord))
+		g.emit(asm.LoadMem(asm.R0, g.frame, int16(g.varOffset(g.prog.Vars[e])), asm.DWord))
 	case *ast.Map:
 		g.mapRead(e, -1)
 	case *ast.Call:
@@ -447,7 +447,7 @@ func (g *gen) storeVar(v *sema.Variable, e ast.Expr) {
 	if v.Type.IsScalar() {
 		g.scalar(e)
 		g.truncate(v.Type)
-		g.emit(asm.StoreMem(asm.RFP, int16(off), asm.R0, asm.DWord))
+		g.emit(asm.StoreMem(g.frame, int16(off), asm.R0, asm.DWord))
 		return
 	}
 	g.into(e, v.Type, off)
@@ -456,7 +456,7 @@ func (g *gen) storeVar(v *sema.Variable, e ast.Expr) {
 func (g *gen) zeroVar(v *sema.Variable) {
 	off := g.varOffset(v)
 	if v.Type.IsScalar() {
-		g.emit(asm.Mov.Imm(asm.R0, 0), asm.StoreMem(asm.RFP, int16(off), asm.R0, asm.DWord))
+		g.emit(asm.Mov.Imm(asm.R0, 0), asm.StoreMem(g.frame, int16(off), asm.R0, asm.DWord))
 		return
 	}
 	g.zeroMem(regScratch, off, align8(v.Type.Size))

@@ -17,7 +17,15 @@ import (
 const (
 	regCtx     = asm.R6 // the probe's context
 	regMapVal  = asm.R7 // a map value pointer held across a few instructions
+	regFrame   = asm.R8 // in a loop callback, the probe's frame (its R10)
 	regScratch = asm.R9 // this program's scratch area
+)
+
+// Slots of the probe's frame used by loop callbacks: the saved context,
+// and the flag a `return` inside a loop body raises.
+const (
+	slotCtx    = -16
+	slotReturn = -24
 )
 
 // stackLimit is the BPF stack a program may use for integer slots.
@@ -41,6 +49,12 @@ type gen struct {
 	vars    map[*sema.Variable]int
 	loops   []loop
 	err     error
+
+	// frame holds the probe's frame pointer, where integer variables
+	// live: R10 in the probe itself, regFrame in a loop callback.
+	frame asm.Register
+	// callbacks are the loop bodies, appended after the probe's code.
+	callbacks asm.Instructions
 }
 
 type loop struct{ brk, cont string }
@@ -108,20 +122,24 @@ func (g *gen) alloc(n int) int {
 // program generates the whole program.
 func (g *gen) program() (asm.Instructions, error) {
 	exit := g.newLabel()
-	// Save the context and find the scratch area: scratch[index].
+	g.frame = asm.RFP
+	// Save the context and find the scratch area.
 	g.insns = append(g.insns, btf.WithFuncMetadata(asm.Mov.Reg(regCtx, asm.R1), funcInfo(g.prog.Probe.Name)))
-	g.emit(
-		asm.Mov.Imm(asm.R1, int32(g.index)),
-		asm.StoreMem(asm.RFP, -8, asm.R1, asm.Word),
-		asm.LoadMapPtr(asm.R1, 0).WithReference(mapScratch),
-		asm.Mov.Reg(asm.R2, asm.RFP),
-		asm.Add.Imm(asm.R2, -8),
-		asm.FnMapLookupElem.Call(),
-		asm.JEq.Imm(asm.R0, 0, exit),
-		asm.Mov.Reg(regScratch, asm.R0),
-	)
+	g.findScratch(exit)
 	g.stack = 8
-	g.reserveVars()
+	if hasLoops(g.prog.Node) {
+		// Loop callbacks reach the context and the variables through
+		// this frame, and read variables the verifier must see written.
+		g.stack = -slotReturn
+		g.emit(asm.StoreMem(asm.RFP, slotCtx, regCtx, asm.DWord))
+		g.reserveVars()
+		g.emit(asm.Mov.Imm(asm.R1, 0))
+		for off := -g.stack; off < slotReturn; off += 8 {
+			g.emit(asm.StoreMem(asm.RFP, int16(off), asm.R1, asm.DWord))
+		}
+	} else {
+		g.reserveVars()
+	}
 	if k := g.prog.Probe.Kind; g.opts.Pid != 0 && k != probe.Begin && k != probe.End {
 		g.emit(asm.FnGetCurrentPidTgid.Call(), asm.RSh.Imm(asm.R0, 32))
 		g.loadImm(asm.R1, int64(g.opts.Pid))
@@ -133,6 +151,7 @@ func (g *gen) program() (asm.Instructions, error) {
 	g.block(g.prog.Node.Body, exit)
 	g.place(exit)
 	g.emit(asm.Mov.Imm(asm.R0, 0), asm.Return())
+	g.insns = append(g.insns, g.callbacks...)
 	if g.err != nil {
 		return nil, g.err
 	}
@@ -144,6 +163,21 @@ func (g *gen) program() (asm.Instructions, error) {
 		}
 	}
 	return g.insns, nil
+}
+
+// findScratch points regScratch at this program's entry of the per-CPU
+// scratch array, or jumps to fail.
+func (g *gen) findScratch(fail string) {
+	g.emit(
+		asm.Mov.Imm(asm.R1, int32(g.index)),
+		asm.StoreMem(asm.RFP, -8, asm.R1, asm.Word),
+		asm.LoadMapPtr(asm.R1, 0).WithReference(mapScratch),
+		asm.Mov.Reg(asm.R2, asm.RFP),
+		asm.Add.Imm(asm.R2, -8),
+		asm.FnMapLookupElem.Call(),
+		asm.JEq.Imm(asm.R0, 0, fail),
+		asm.Mov.Reg(regScratch, asm.R0),
+	)
 }
 
 // reserveVars gives every integer variable its own BPF stack slot for
@@ -213,6 +247,8 @@ func (g *gen) stmt(s ast.Stmt, exit string) {
 		for i := int64(0); i < n; i++ {
 			g.block(s.Body, exit)
 		}
+	case *ast.ForStmt:
+		g.forStmt(s, exit)
 	case *ast.JumpStmt:
 		switch {
 		case s.Tok == token.RETURN:

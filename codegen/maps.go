@@ -95,10 +95,10 @@ func (g *gen) assign(s *ast.AssignStmt) {
 		if op, ok := s.Op.AssignOp(); ok {
 			off := int16(g.varOffset(v))
 			g.scalar(s.RHS)
-			g.emit(asm.Mov.Reg(asm.R1, asm.R0), asm.LoadMem(asm.R0, asm.RFP, off, asm.DWord))
+			g.emit(asm.Mov.Reg(asm.R1, asm.R0), asm.LoadMem(asm.R0, g.frame, off, asm.DWord))
 			g.applyOp(op, sema.Signed(v.Type, g.typ(s.RHS)))
 			g.truncate(v.Type)
-			g.emit(asm.StoreMem(asm.RFP, off, asm.R0, asm.DWord))
+			g.emit(asm.StoreMem(g.frame, off, asm.R0, asm.DWord))
 			return
 		}
 		g.storeVar(v, s.RHS)
@@ -192,9 +192,9 @@ func (g *gen) incDec(e *ast.IncDec) {
 	switch x := e.X.(type) {
 	case *ast.Var:
 		off := int16(g.varOffset(g.prog.Vars[x]))
-		g.emit(asm.LoadMem(asm.R0, asm.RFP, off, asm.DWord), asm.Add.Imm(asm.R0, delta))
+		g.emit(asm.LoadMem(asm.R0, g.frame, off, asm.DWord), asm.Add.Imm(asm.R0, delta))
 		g.truncate(t)
-		g.emit(asm.StoreMem(asm.RFP, off, asm.R0, asm.DWord))
+		g.emit(asm.StoreMem(g.frame, off, asm.R0, asm.DWord))
 	case *ast.Map:
 		g.mapModify(x, g.out.Maps[x.Name], func() { g.emit(asm.Add.Imm(asm.R0, delta)) })
 	}

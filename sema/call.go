@@ -163,6 +163,10 @@ func (c *checker) call(call *ast.Call) *Type {
 		}
 		c.prog.Types[m] = VoidT
 		if f == FLen {
+			// A histogram keeps an entry per bucket: no count of keys.
+			if v := c.info.Maps[m.Name].Value; v != nil && (v.Agg == AggHist || v.Agg == AggLHist) {
+				c.errorf(args[0], "len() can not count the keys of %s, a %s() map", m.Name, v.Agg)
+			}
 			return Int64
 		}
 		return VoidT

@@ -198,7 +198,7 @@ func (c *checker) stmt(s ast.Stmt) {
 		}
 		c.block(s.Body)
 	case *ast.ForStmt:
-		c.errorf(s, "for loops over maps are not supported yet")
+		c.forStmt(s)
 	case *ast.JumpStmt:
 		if s.Tok != token.RETURN && c.loops == 0 {
 			c.errorf(s, "'%s' statement is not allowed outside of a loop", s.Tok)

@@ -78,6 +78,12 @@ func TestCheckErrors(t *testing.T) {
 		{`BEGIN { unroll(0) { } }`, "unroll count must be between 1 and 100"},
 		{`BEGIN { $t = (1, 2); $t.5; }`, "Invalid tuple index: 5. Found 2 elements in tuple."},
 		{`BEGIN { exit(1, 2); }`, "exit() takes up to 1 arguments (2 provided)"},
+		{`BEGIN { @h[1] = hist(1); for ($kv : @h) { } }`, "A for loop can not iterate over @h: maps of hist() are not supported"},
+		{`BEGIN { @x = 1; for ($kv : @x) { } }`, "@x has no keys: a for loop needs a map with keys"},
+		{`BEGIN { for ($kv : @none) { } }`, "Undefined map: @none"},
+		{`BEGIN { for ($i : 0.."a") { } }`, "Expected an integer, got 'string[2]'"},
+		{`BEGIN { for ($i : 0..2) { } $i; }`, "Undefined or undeclared variable: $i"},
+		{`BEGIN { @l = lhist(1, 0, 10, 1); $n = len(@l); }`, "len() can not count the keys of @l, a lhist() map"},
 		{`nope:x { }`, "invalid probe type: nope"},
 		{`// nothing`, "The program has no probes"},
 	}
@@ -106,6 +112,10 @@ func TestCheckTypes(t *testing.T) {
 		{`BEGIN { @x = (uint32)1 + (uint64)5; }`, "@x", "", "uint64"},
 		{`BEGIN { @x = 1 < 2; }`, "@x", "", "bool"},
 		{`BEGIN { system("ls"); @x = 1; }`, "@x", "", "int64"},
+		{`BEGIN { @m[1, "a"] = 2; for ($kv : @m) { @x = $kv; } }`, "@x", "", "((int64,string[2]),int64)"},
+		{`BEGIN { @m["a"] = count(); for ($kv : @m) { @x = $kv; } }`, "@x", "", "(string[2],uint64)"},
+		{`BEGIN { @m[1] = (uint32)1; for ($kv : @m) { @x = $kv.1; } }`, "@x", "", "uint64"},
+		{`BEGIN { for ($i : 1..3) { @x = $i; } @y = len(@x); }`, "@y", "", "int64"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.src, func(t *testing.T) {

@@ -120,12 +120,14 @@ type UnrollStmt struct {
 	Body  *Block
 }
 
-// ForStmt is `for ($kv : @map) { ... }`.
+// ForStmt is `for ($kv : @map) { ... }`, or `for ($i : start..end) { ... }`
+// over a range of integers; exactly one of Map and Start is set.
 type ForStmt struct {
 	At
-	Var  *Var
-	Map  *Map
-	Body *Block
+	Var        *Var
+	Map        *Map
+	Start, End Expr
+	Body       *Block
 }
 
 // JumpStmt is break, continue or return (Tok says which).

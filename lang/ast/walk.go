@@ -81,7 +81,7 @@ func children(n Node) []Node {
 	case *UnrollStmt:
 		add(n.Count, n.Body)
 	case *ForStmt:
-		add(n.Var, n.Map, n.Body)
+		add(n.Var, n.Map, n.Start, n.End, n.Body)
 	case *Map:
 		exprs(n.Keys)
 	case *Call:

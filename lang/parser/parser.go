@@ -486,7 +486,8 @@ func (p *parser) parseCond() ast.Expr {
 	return x
 }
 
-// parseFor parses `for ($kv : @map) { ... }`; the parentheses are optional.
+// parseFor parses `for ($kv : @map) { ... }` and `for ($i : start..end)
+// { ... }`; the parentheses are optional.
 func (p *parser) parseFor() ast.Stmt {
 	start := p.expect(token.FOR).Start
 	paren := p.got(token.LPAREN)
@@ -496,16 +497,21 @@ func (p *parser) parseFor() ast.Stmt {
 	v := &ast.Var{At: ast.At{Sp: p.span}, Name: p.lit}
 	p.next()
 	p.expect(token.COLON)
-	if p.tok != token.MAP {
-		p.unexpected("map")
+	f := &ast.ForStmt{Var: v}
+	if p.tok == token.MAP {
+		f.Map = &ast.Map{At: ast.At{Sp: p.span}, Name: p.lit}
+		p.next()
+	} else {
+		f.Start = p.parseUnary()
+		p.expect(token.DOTDOT, "..")
+		f.End = p.parseUnary()
 	}
-	m := &ast.Map{At: ast.At{Sp: p.span}, Name: p.lit}
-	p.next()
 	if paren {
 		p.expect(token.RPAREN, ")")
 	}
-	body := p.parseBlock()
-	return &ast.ForStmt{At: p.from(start), Var: v, Map: m, Body: body}
+	f.Body = p.parseBlock()
+	f.At = p.from(start)
+	return f
 }
 
 // ---------------------------------------------------------------------------

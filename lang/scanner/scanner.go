@@ -264,7 +264,7 @@ var ops = []struct {
 	kind token.Kind
 }{
 	{"<<=", token.SHL_ASSIGN}, {">>=", token.SHR_ASSIGN},
-	{"->", token.ARROW}, {"++", token.INC}, {"--", token.DEC},
+	{"->", token.ARROW}, {"..", token.DOTDOT}, {"++", token.INC}, {"--", token.DEC},
 	{"&&", token.LAND}, {"||", token.LOR}, {"<<", token.SHL}, {">>", token.SHR},
 	{"==", token.EQ}, {"!=", token.NE}, {"<=", token.LE}, {">=", token.GE},
 	{"+=", token.ADD_ASSIGN}, {"-=", token.SUB_ASSIGN}, {"*=", token.MUL_ASSIGN},

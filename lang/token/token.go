@@ -29,6 +29,7 @@ const (
 	COLON    // :
 	DOT      // .
 	ARROW    // ->
+	DOTDOT   // ..
 	QUESTION // ?
 
 	ASSIGN     // =
@@ -93,7 +94,7 @@ var names = [...]string{
 	POSITIONAL: "positional parameter", MAP: "map", PROBE: "attach point",
 	CPREPROC: "preprocessor directive",
 	LPAREN:   "(", RPAREN: ")", LBRACE: "{", RBRACE: "}", LBRACKET: "[",
-	RBRACKET: "]", COMMA: ",", SEMI: ";", COLON: ":", DOT: ".", ARROW: "->",
+	RBRACKET: "]", COMMA: ",", SEMI: ";", COLON: ":", DOT: ".", ARROW: "->", DOTDOT: "..",
 	QUESTION: "?",
 	ASSIGN:   "=", ADD_ASSIGN: "+=", SUB_ASSIGN: "-=", MUL_ASSIGN: "*=",
 	DIV_ASSIGN: "/=", MOD_ASSIGN: "%=", AND_ASSIGN: "&=", OR_ASSIGN: "|=",
