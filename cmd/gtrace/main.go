@@ -38,7 +38,10 @@ OPTIONS:
     -o FILE        write output to FILE
     -q             quiet: leave out the "Attaching" line
     -v             verbose: per-probe instruction and verifier counts
-    -d STAGE       dump a stage: ast, codegen or all
+    -d, --debug STAGE
+                   print debug output of STAGE: ast (the program after parsing,
+                   to stderr), codegen (the BPF instructions) or all; several
+                   stages may be given, comma separated or in several -d
     --dry-run      compile and load through the verifier, but do not attach
     --unsafe       allow unsafe functions (system, signal)
     -h, --help     show this help
@@ -65,7 +68,7 @@ type options struct {
 	format            string
 	outFile           string
 	quiet, verbose    bool
-	dump              string
+	debug             debugStages
 	dryRun, unsafe    bool
 }
 
@@ -159,11 +162,15 @@ func parseArgs(args []string) (*options, error) {
 			if o.list {
 				o.listVerbose = true
 			}
-		case a == "-d":
-			o.dump, err = value()
-			if err == nil && o.dump != "ast" && o.dump != "codegen" && o.dump != "all" {
-				err = fmt.Errorf("invalid dump stage %q: want ast, codegen or all", o.dump)
+		case a == "-d" || a == "--debug":
+			var s string
+			if s, err = value(); err == nil {
+				err = o.debug.parse(s)
 			}
+		case strings.HasPrefix(a, "--debug="):
+			err = o.debug.parse(strings.TrimPrefix(a, "--debug="))
+		case strings.HasPrefix(a, "-d") && !strings.HasPrefix(a, "--"):
+			err = o.debug.parse(a[2:])
 		case a == "--dry-run":
 			o.dryRun = true
 		case a == "--unsafe":
@@ -191,6 +198,44 @@ func parseArgs(args []string) (*options, error) {
 		return nil, fmt.Errorf("USAGE: filename or -e 'program' required")
 	}
 	return o, nil
+}
+
+// debugStages are the -d stages to print.
+type debugStages struct {
+	ast, codegen bool
+}
+
+// unsupportedStages are the stages bpftrace v0.26 accepts that gtrace has
+// nothing to show for, with why.
+var unsupportedStages = map[string]string{
+	"codegen-opt": "gtrace generates BPF instructions directly, with no optimisation pass; -d codegen shows them",
+	"libbpf":      "gtrace loads programs with cilium/ebpf, not libbpf",
+	"verifier":    "gtrace does not print the verifier log",
+	"types":       "gtrace does not print its types",
+}
+
+// parse adds the stages of one -d argument, a comma separated list, as
+// bpftrace v0.26 does: empty entries are skipped and "all" means every
+// stage. The stages of bpftrace's debug builds, "dis" and "parse", are
+// unknown to it in a release build, and so to gtrace.
+func (d *debugStages) parse(arg string) error {
+	for _, s := range strings.Split(arg, ",") {
+		switch s {
+		case "":
+		case "ast":
+			d.ast = true
+		case "codegen":
+			d.codegen = true
+		case "all":
+			d.ast, d.codegen = true, true
+		default:
+			if why, ok := unsupportedStages[s]; ok {
+				return fmt.Errorf("-d %s is not supported: %s", s, why)
+			}
+			return fmt.Errorf("USAGE: invalid option for -d: %s", s)
+		}
+	}
+	return nil
 }
 
 func list(o *options, stdout, stderr io.Writer) int {
@@ -230,11 +275,13 @@ func trace(o *options, stdout, stderr io.Writer) error {
 		diag.Render(stderr, file, errs)
 		return exitCode(1)
 	}
-	if o.dump == "ast" || o.dump == "all" {
-		ast.Dump(stdout, prog)
-		if o.dump == "ast" {
-			return nil
-		}
+	// As in bpftrace v0.26, -d prints and the program still runs. bpftrace
+	// prints the tree after each of its passes; gtrace's checker leaves the
+	// tree as the parser made it, so it is printed once.
+	if o.debug.ast {
+		fmt.Fprint(stderr, "AST after: parse\n-------------------\n")
+		ast.Print(stderr, prog, src)
+		fmt.Fprintln(stderr)
 	}
 	cfg, err := config(prog, o)
 	if err != nil {
@@ -261,11 +308,11 @@ func trace(o *options, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if o.dump == "codegen" || o.dump == "all" {
+	if o.debug.codegen {
+		fmt.Fprint(stdout, "BPF instructions\n----------------\n\n")
 		for _, p := range out.Progs {
 			fmt.Fprintf(stdout, "%s:\n%v\n", p.Prog.Probe.Name, out.Spec.Programs[p.Name].Instructions)
 		}
-		return nil
 	}
 
 	w := stdout

@@ -2,6 +2,7 @@ package main
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -16,7 +17,7 @@ func TestParseArgs(t *testing.T) {
 		{[]string{"-l"}, options{list: true, format: "text"}},
 		{[]string{"-f", "json", "-o", "out", "-q", "-v", "-e", "x"}, options{program: "x", format: "json", outFile: "out", quiet: true, verbose: true}},
 		{[]string{"-c", "ls -l", "-p", "42", "--dry-run", "--unsafe", "-d", "ast", "-e", "x"},
-			options{program: "x", command: "ls -l", pid: 42, dryRun: true, unsafe: true, dump: "ast", format: "text"}},
+			options{program: "x", command: "ls -l", pid: 42, dryRun: true, unsafe: true, debug: debugStages{ast: true}, format: "text"}},
 		{[]string{"-e", "x", "--", "-1"}, options{program: "x", params: []string{"-1"}, format: "text"}},
 	}
 	for _, tt := range tests {
@@ -31,6 +32,49 @@ func TestParseArgs(t *testing.T) {
 	}
 }
 
+// TestDebugStages checks -d as bpftrace v0.26 takes it: repeated, comma
+// separated, as --debug, with "all", and with its stages that gtrace has
+// no output for refused with a reason.
+func TestDebugStages(t *testing.T) {
+	tests := []struct {
+		args []string
+		want debugStages
+		err  string
+	}{
+		{[]string{"-d", "ast"}, debugStages{ast: true}, ""},
+		{[]string{"-d", "codegen"}, debugStages{codegen: true}, ""},
+		{[]string{"-d", "all"}, debugStages{ast: true, codegen: true}, ""},
+		{[]string{"-d", "ast", "-d", "codegen"}, debugStages{ast: true, codegen: true}, ""},
+		{[]string{"-d", "codegen,ast"}, debugStages{ast: true, codegen: true}, ""},
+		{[]string{"-d", ",ast,,"}, debugStages{ast: true}, ""},
+		{[]string{"-d", ""}, debugStages{}, ""},
+		{[]string{"--debug", "ast"}, debugStages{ast: true}, ""},
+		{[]string{"--debug=codegen"}, debugStages{codegen: true}, ""},
+		{[]string{"-dall"}, debugStages{ast: true, codegen: true}, ""},
+		{[]string{"-d", "codegen-opt"}, debugStages{}, "-d codegen-opt is not supported: "},
+		{[]string{"-d", "libbpf"}, debugStages{}, "-d libbpf is not supported: "},
+		{[]string{"-d", "verifier"}, debugStages{}, "-d verifier is not supported: "},
+		{[]string{"-d", "types"}, debugStages{}, "-d types is not supported: "},
+		{[]string{"-d", "ast,types"}, debugStages{}, "-d types is not supported: "},
+		{[]string{"-d", "dis"}, debugStages{}, "USAGE: invalid option for -d: dis"},
+		{[]string{"-d", "parse"}, debugStages{}, "USAGE: invalid option for -d: parse"},
+		{[]string{"-d", "AST"}, debugStages{}, "USAGE: invalid option for -d: AST"},
+	}
+	for _, tt := range tests {
+		got, err := parseArgs(append(tt.args, "-e", "BEGIN {}"))
+		switch {
+		case tt.err != "":
+			if err == nil || !strings.HasPrefix(err.Error(), tt.err) {
+				t.Errorf("parseArgs(%q): error %v, want one starting %q", tt.args, err, tt.err)
+			}
+		case err != nil:
+			t.Errorf("parseArgs(%q): %v", tt.args, err)
+		case got.debug != tt.want:
+			t.Errorf("parseArgs(%q): stages %+v, want %+v", tt.args, got.debug, tt.want)
+		}
+	}
+}
+
 func TestParseArgsErrors(t *testing.T) {
 	for _, args := range [][]string{
 		{},
@@ -39,6 +83,10 @@ func TestParseArgsErrors(t *testing.T) {
 		{"-f", "xml", "-e", "x"},
 		{"-p", "abc", "-e", "x"},
 		{"-d", "everything", "-e", "x"},
+		{"-d", "ast,bogus", "-e", "x"},
+		{"-d", "types", "-e", "x"},
+		{"-d", "dis", "-e", "x"},
+		{"-d"},
 		{"--bogus", "-e", "x"},
 	} {
 		if _, err := parseArgs(args); err == nil {

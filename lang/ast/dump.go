@@ -10,10 +10,13 @@ import (
 )
 
 // Dump prints prog as an indented tree, one node a line, in the format of
-// bpftrace's "-d ast" up to v0.24 (v0.25 replaced that tree with a source
-// printer). Types are not printed: the tree holds none. Where gtrace keeps
-// what bpftrace desugared, Dump shows it as written: "->" for an arrow,
-// "+=" for a compound assignment, "block" for a nested block.
+// bpftrace's "-d ast" up to v0.24. gtrace's "-d ast" follows v0.26, which
+// prints the program back as source (see Print); Dump stays because the
+// tree shows what source hides, such as a tuple key against several keys,
+// and lang/parser's tests check parse trees with it. Types are not printed:
+// the tree holds none. Where gtrace keeps what bpftrace desugared, Dump
+// shows it as written: "->" for an arrow, "+=" for a compound assignment,
+// "block" for a nested block.
 func Dump(w io.Writer, prog *Program) {
 	d := &dumper{w: w}
 	for _, c := range prog.Preamble {
@@ -236,29 +239,4 @@ func TypeString(t *TypeExpr) string {
 		s += " " + strings.Repeat("*", t.Ptr)
 	}
 	return s
-}
-
-// escape quotes the unprintable bytes of s as bpftrace's printer does.
-func escape(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '\\':
-			b.WriteString(`\\`)
-		case c == '"':
-			b.WriteString(`\"`)
-		case c >= 0x20 && c < 0x7f:
-			b.WriteByte(c)
-		case c == '\n':
-			b.WriteString(`\n`)
-		case c == '\t':
-			b.WriteString(`\t`)
-		case c == '\r':
-			b.WriteString(`\r`)
-		default:
-			fmt.Fprintf(&b, `\x%02x`, c)
-		}
-	}
-	return b.String()
 }
