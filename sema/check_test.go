@@ -107,7 +107,7 @@ func TestCheckTypes(t *testing.T) {
 		{`BEGIN { @x = (1, "a"); }`, "@x", "", "(int64,string[2])"},
 		{`BEGIN { @x = $1 + 1; @y = $2; @z = $#; }`, "@y", "", "string[5]"},
 		{`tracepoint:syscalls:sys_enter_read { @x[args.comm] = args.count; }`, "@x", "string[16]", "uint64"},
-		{`tracepoint:syscalls:sys_enter_read { @x = str(args.filename); }`, "@x", "", "string[64]"},
+		{`tracepoint:syscalls:sys_enter_read { @x = str(args.filename); }`, "@x", "", "string[1024]"},
 		{`BEGIN { @x = -1 + (uint32)5; }`, "@x", "", "int64"},
 		{`BEGIN { @x = (uint32)1 + (uint64)5; }`, "@x", "", "uint64"},
 		{`BEGIN { @x = 1 < 2; }`, "@x", "", "bool"},

@@ -18,7 +18,7 @@ type Config struct {
 
 // DefaultConfig returns bpftrace's defaults.
 func DefaultConfig() Config {
-	return Config{MaxStrlen: 64, MaxMapKeys: 4096, MaxProbes: 1024}
+	return Config{MaxStrlen: 1024, MaxMapKeys: 4096, MaxProbes: 1024}
 }
 
 // Info is what the checker found out about a program.

@@ -414,7 +414,8 @@ func TestErrors(t *testing.T) {
 		{"BEGIN {} config = { a = 1 }", "1:10-16: config must appear before probes"},
 		{"BEGIN { } }", "1:11-12: syntax error, unexpected }"},
 		{"BEGIN { if (1) { } else @x = 1 }", "1:25-27: syntax error, unexpected map, expecting {"},
-		{"BEGIN { for ($k : 1) { } }", "1:19-20: syntax error, unexpected integer, expecting map"},
+		{"BEGIN { for ($k : 1) { } }", "1:20-21: syntax error, unexpected ), expecting .."},
+		{"BEGIN { for ($k : @m..2) { } }", "1:21-23: syntax error, unexpected .., expecting )"},
 		{"BEGIN { let x; }", "1:13-14: syntax error, unexpected identifier, expecting variable"},
 	}
 	for _, tt := range tests {
