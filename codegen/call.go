@@ -2,6 +2,7 @@ package codegen
 
 import (
 	"github.com/cilium/ebpf/asm"
+	"golang.org/x/sys/unix"
 
 	"gtrace/lang/ast"
 	"gtrace/sema"
@@ -59,6 +60,12 @@ func (g *gen) exprStmt(e ast.Expr) {
 		g.emit(asm.LoadMapPtr(asm.R1, 0).WithReference(l.BPFName))
 		g.scratchPtr(asm.R2, key)
 		g.emit(asm.FnMapDeleteElem.Call())
+	case sema.FJoin:
+		sep := " "
+		if len(args) == 2 {
+			sep = args[1].(*ast.StrLit).Value
+		}
+		g.join(args[0], sep)
 	case sema.FSignal:
 		if s, ok := args[0].(*ast.StrLit); ok {
 			g.loadImm(asm.R1, int64(sema.SignalNumber(s.Value)))
@@ -106,15 +113,60 @@ func (g *gen) event(ev *Event, args []ast.Expr) {
 	for i, a := range args {
 		g.into(a, ev.Args[i], buf+ev.Offsets[i])
 	}
+	g.send(id, buf, ev.Size)
+}
+
+// send stamps the record at scratch offset buf with event id and writes
+// its size bytes to the ring buffer. A refused record is counted in the
+// lost map.
+func (g *gen) send(id, buf, size int) {
 	g.loadImm(asm.R1, int64(id))
 	g.emit(asm.StoreMem(regScratch, int16(buf), asm.R1, asm.DWord))
 	g.emit(asm.LoadMapPtr(asm.R1, 0).WithReference(mapEvents))
 	g.scratchPtr(asm.R2, buf)
-	g.emit(asm.Mov.Imm(asm.R3, int32(ev.Size)), asm.Mov.Imm(asm.R4, 0), asm.FnRingbufOutput.Call())
+	g.emit(asm.Mov.Imm(asm.R3, int32(size)), asm.Mov.Imm(asm.R4, 0), asm.FnRingbufOutput.Call())
 	ok := g.newLabel()
 	g.emit(asm.JEq.Imm(asm.R0, 0, ok))
 	g.countFailure(mapLost, 0)
 	g.place(ok)
+}
+
+// join reads up to sema.JoinArgs strings through the array of pointers
+// arr into one record, each in a slot of sema.JoinArgSize bytes; user
+// space joins them up to the first NULL pointer or empty string.
+func (g *gen) join(arr ast.Expr, sep string) {
+	id := len(g.out.Events)
+	g.out.Events = append(g.out.Events, &Event{Kind: EvJoin, Format: sep, Size: eventHeader + sema.JoinArgs*sema.JoinArgSize})
+	// Every join() of a program shares one record: it is live only
+	// while the call runs, and two would not fit in scratch.
+	if g.joinBuf < 0 {
+		g.joinBuf = g.alloc(eventHeader + sema.JoinArgs*sema.JoinArgSize)
+	}
+	buf := g.joinBuf
+	for i := 0; i < sema.JoinArgs; i++ {
+		g.emit(asm.StoreImm(regScratch, int16(buf+eventHeader+i*sema.JoinArgSize), 0, asm.Byte))
+	}
+	g.scalar(arr)
+	slot := g.pushSlot()
+	g.emit(asm.StoreMem(asm.RFP, slot, asm.R0, asm.DWord))
+	done := g.newLabel()
+	for i := 0; i < sema.JoinArgs; i++ {
+		// The i-th pointer, read into the spare slot at -8.
+		g.emit(
+			asm.Mov.Reg(asm.R1, asm.RFP), asm.Add.Imm(asm.R1, -8),
+			asm.Mov.Imm(asm.R2, 8),
+			asm.LoadMem(asm.R3, asm.RFP, slot, asm.DWord), asm.Add.Imm(asm.R3, int32(8*i)),
+			asm.FnProbeRead.Call(),
+			asm.JNE.Imm(asm.R0, 0, done),
+			asm.LoadMem(asm.R3, asm.RFP, -8, asm.DWord),
+			asm.JEq.Imm(asm.R3, 0, done),
+		)
+		g.scratchPtr(asm.R1, buf+eventHeader+i*sema.JoinArgSize)
+		g.emit(asm.Mov.Imm(asm.R2, sema.JoinArgSize), asm.FnProbeReadStr.Call())
+	}
+	g.place(done)
+	g.popSlot()
+	g.send(id, buf, eventHeader+sema.JoinArgs*sema.JoinArgSize)
 }
 
 // widenInt is the 8-byte form an integer takes in an event.
@@ -129,8 +181,15 @@ func widenInt(t *sema.Type) *sema.Type {
 func (g *gen) scalarCall(call *ast.Call) {
 	args := call.Args
 	switch g.prog.Funcs[call] {
-	case sema.FKsym:
-		g.scalar(args[0])
+	case sema.FKsym, sema.FStrftime:
+		g.scalar(args[len(args)-1])
+	case sema.FNsecs:
+		clock := "boot"
+		if len(args) == 1 {
+			clock = args[0].(*ast.Ident).Name
+		}
+		fn := map[string]asm.BuiltinFunc{"boot": asm.FnKtimeGetBootNs, "monotonic": asm.FnKtimeGetNs, "tai": asm.FnKtimeGetTaiNs}[clock]
+		g.emit(fn.Call())
 	case sema.FKaddr:
 		name := args[0].(*ast.StrLit).Value
 		addr, ok := uint64(0), false
@@ -196,7 +255,63 @@ func (g *gen) compositeCall(call *ast.Call, dst int) {
 		// The generic helper reads user and kernel addresses alike on
 		// x86_64, as str() must for both.
 		g.emit(asm.Mov.Imm(asm.R2, int32(t.Size)), asm.FnProbeReadStr.Call())
+	case sema.FBuf:
+		g.buf(args, t, dst)
+	case sema.FNtop:
+		g.ntop(args, dst)
 	default:
 		g.fail(call, "%s() has no value", call.Name)
 	}
+}
+
+// buf fills a buffer at dst: its length, then the bytes.
+func (g *gen) buf(args []ast.Expr, t *sema.Type, dst int) {
+	n := t.Size - 8
+	if at := g.typ(args[0]); at.Kind == sema.Array || at.Kind == sema.String {
+		src := g.composite(args[0], -1)
+		g.loadImm(asm.R1, int64(n))
+		g.emit(asm.StoreMem(regScratch, int16(dst), asm.R1, asm.DWord))
+		g.copyMem(regScratch, dst+8, regScratch, src, n)
+		return
+	}
+	g.scalar(args[0])
+	slot := g.pushSlot()
+	g.emit(asm.StoreMem(asm.RFP, slot, asm.R0, asm.DWord))
+	if _, ok := args[1].(*ast.IntLit); ok {
+		g.loadImm(asm.R0, int64(n))
+	} else {
+		// A length known only at run time, bounded for the verifier.
+		g.zeroMem(regScratch, dst+8, n)
+		g.scalar(args[1])
+		ok := g.newLabel()
+		g.emit(asm.JLE.Imm(asm.R0, int32(n), ok), asm.Mov.Imm(asm.R0, int32(n)))
+		g.place(ok)
+	}
+	g.emit(asm.StoreMem(regScratch, int16(dst), asm.R0, asm.DWord), asm.Mov.Reg(asm.R2, asm.R0))
+	g.scratchPtr(asm.R1, dst+8)
+	g.emit(asm.LoadMem(asm.R3, asm.RFP, slot, asm.DWord), asm.FnProbeRead.Call())
+	g.popSlot()
+}
+
+// ntop fills an address at dst: its family, then 16 bytes, of which an
+// IPv4 address uses 4.
+func (g *gen) ntop(args []ast.Expr, dst int) {
+	addr := args[len(args)-1]
+	at := g.typ(addr)
+	g.zeroMem(regScratch, dst+8, 16)
+	if at.Kind == sema.Array {
+		src := g.composite(addr, -1)
+		g.copyMem(regScratch, dst+8, regScratch, src, at.Size)
+	} else {
+		g.scalar(addr)
+		g.emit(asm.StoreMem(regScratch, int16(dst+8), asm.R0, asm.Word))
+	}
+	if len(args) == 2 {
+		g.scalar(args[0])
+	} else if at.Kind == sema.Array && at.Len == 16 {
+		g.loadImm(asm.R0, unix.AF_INET6)
+	} else {
+		g.loadImm(asm.R0, unix.AF_INET)
+	}
+	g.emit(asm.StoreMem(regScratch, int16(dst), asm.R0, asm.DWord))
 }

@@ -21,6 +21,8 @@ type Output struct {
 	Maps map[string]*MapLayout
 	// Stacks is set when the programs record kernel stacks.
 	Stacks bool
+	// MaxStrlen is max_strlen, which also bounds strftime()'s text.
+	MaxStrlen int
 }
 
 // Program is one generated BPF program.
@@ -64,7 +66,7 @@ func Compile(info *sema.Info, opts *Options) (*Output, error) {
 		opts.NumCPU = n
 	}
 	out := &Output{Spec: &ebpf.CollectionSpec{Maps: map[string]*ebpf.MapSpec{}, Programs: map[string]*ebpf.ProgramSpec{}},
-		Maps: map[string]*MapLayout{}}
+		Maps: map[string]*MapLayout{}, MaxStrlen: info.Config.MaxStrlen}
 	for i, name := range info.MapNames {
 		mi := info.Maps[name]
 		l := newMapLayout(mi, fmt.Sprintf("m%d_%s", i, mapSuffix(name)), i)
@@ -87,7 +89,7 @@ func Compile(info *sema.Info, opts *Options) (*Output, error) {
 
 	for i, p := range info.Progs {
 		g := &gen{info: info, prog: p, out: out, opts: opts, index: i,
-			vars: map[*sema.Variable]int{}}
+			vars: map[*sema.Variable]int{}, joinBuf: -1}
 		insns, err := g.program()
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", p.Probe.Name, err)

@@ -17,6 +17,7 @@ const (
 	EvZero                 // zero(@m)
 	EvCat                  // cat(format, args...)
 	EvSystem               // system(format, args...)
+	EvJoin                 // join(arr, sep): Format is the separator
 )
 
 // Event describes one call site that sends a record to user space.

@@ -66,6 +66,16 @@ func (g *gen) scalar(e ast.Expr) {
 		xt := g.typ(e.X)
 		off := g.composite(e.X, -1)
 		g.emit(asm.LoadMem(asm.R0, regScratch, int16(off+xt.Offsets()[tupleIndex(e.Name)]), asm.DWord))
+	case *ast.Index:
+		xt := g.typ(e.X)
+		at := int(g.constInt(e.I)) * xt.Elems[0].Size
+		if f := g.prog.Args[asField(e.X)]; f != nil {
+			g.emit(asm.LoadMem(asm.R0, regCtx, int16(f.Offset+at), sizeOf(t.Size)))
+		} else {
+			off := g.composite(e.X, -1)
+			g.emit(asm.LoadMem(asm.R0, regScratch, int16(off+at), sizeOf(t.Size)))
+		}
+		g.extend(t)
 	case *ast.Cast:
 		g.scalar(e.X)
 		g.truncate(t)
@@ -78,6 +88,12 @@ func (g *gen) scalar(e ast.Expr) {
 	default:
 		g.fail(e, "unsupported expression %T", e)
 	}
+}
+
+// asField is e as a field access, or nil.
+func asField(e ast.Expr) *ast.Field {
+	f, _ := e.(*ast.Field)
+	return f
 }
 
 func tupleIndex(s string) int {
@@ -256,7 +272,7 @@ func (g *gen) builtin(e *ast.Ident) {
 	case sema.BGid:
 		g.emit(asm.FnGetCurrentUidGid.Call(), asm.RSh.Imm(asm.R0, 32))
 	case sema.BNsecs:
-		g.emit(asm.FnKtimeGetNs.Call())
+		g.emit(asm.FnKtimeGetBootNs.Call())
 	case sema.BElapsed:
 		g.emit(
 			asm.Mov.Imm(asm.R1, 0),
@@ -359,6 +375,13 @@ func (g *gen) composite(e ast.Expr, dst int) int {
 			g.into(x, et, dst+offs[i])
 		}
 	case *ast.Field:
+		if f := g.prog.Args[e]; f != nil && t.Kind == sema.Array {
+			// Arrays are copied from the record as they are.
+			g.scratchPtr(asm.R1, dst)
+			g.emit(asm.Mov.Imm(asm.R2, int32(t.Size)), asm.Mov.Reg(asm.R3, regCtx),
+				asm.Add.Imm(asm.R3, int32(f.Offset)), asm.FnProbeReadKernel.Call())
+			return dst
+		}
 		if f := g.prog.Args[e]; f != nil {
 			g.argString(f, dst, t.Size)
 			return dst

@@ -55,6 +55,8 @@ type gen struct {
 	frame asm.Register
 	// callbacks are the loop bodies, appended after the probe's code.
 	callbacks asm.Instructions
+	// joinBuf is the scratch offset of the join() record, -1 until used.
+	joinBuf int
 }
 
 type loop struct{ brk, cont string }

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -20,6 +21,7 @@ import (
 	"gtrace/codegen"
 	"gtrace/output"
 	"gtrace/probe"
+	"gtrace/sema"
 	"gtrace/symbol"
 )
 
@@ -58,8 +60,13 @@ type run struct {
 // Run loads, attaches and runs a compiled script until exit(), a signal,
 // or the end of a -c child, and returns the exit code the script chose.
 func Run(out *codegen.Output, opts *Options) (code int, err error) {
+	boot, err := bootTime()
+	if err != nil {
+		return 1, err
+	}
 	r := &run{out: out, opts: opts, progs: map[string]*ebpf.Program{},
-		dec: &decoder{ksyms: &symbol.Kernel{}}, formats: map[int]*output.Format{}}
+		dec:     &decoder{ksyms: &symbol.Kernel{}, boot: boot, maxStrlen: out.MaxStrlen},
+		formats: map[int]*output.Format{}}
 	defer r.close()
 	if err := r.load(); err != nil {
 		return 1, err
@@ -385,6 +392,8 @@ func (r *run) handle(rec []byte) error {
 			b, _ := execShell(s)
 			return p.Syscall(strings.TrimSuffix(string(b), "\n"))
 		}
+	case codegen.EvJoin:
+		return p.Join(joinRecord(rec[8:], ev.Format))
 	case codegen.EvExit:
 		r.exit = true
 		r.exitCode = int(int64(binary.LittleEndian.Uint64(rec[ev.Offsets[0]:])))
@@ -420,4 +429,21 @@ func (r *run) format(id int, s string) (*output.Format, error) {
 	}
 	r.formats[id] = f
 	return f, nil
+}
+
+// joinRecord joins the strings of a join() record, slots of
+// sema.JoinArgSize bytes, up to the first empty one.
+func joinRecord(b []byte, sep string) string {
+	var parts []string
+	for off := 0; off+sema.JoinArgSize <= len(b); off += sema.JoinArgSize {
+		s := b[off : off+sema.JoinArgSize]
+		if i := bytes.IndexByte(s, 0); i >= 0 {
+			s = s[:i]
+		}
+		if len(s) == 0 {
+			break
+		}
+		parts = append(parts, string(s))
+	}
+	return strings.Join(parts, sep)
 }

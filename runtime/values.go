@@ -3,6 +3,11 @@ package runtime
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
+	"net/netip"
+	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/cilium/ebpf"
 
@@ -15,6 +20,19 @@ import (
 type decoder struct {
 	stacks *ebpf.Map // kernel stacks by id; nil when none are recorded
 	ksyms  *symbol.Kernel
+	// boot is the wall clock time of boot, for strftime().
+	boot time.Time
+	// maxStrlen bounds a strftime() result, as max_strlen does.
+	maxStrlen int
+}
+
+// bootTime is the wall clock time at which CLOCK_BOOTTIME was zero.
+func bootTime() (time.Time, error) {
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_BOOTTIME, &ts); err != nil {
+		return time.Time{}, fmt.Errorf("read the boot clock: %w", err)
+	}
+	return time.Now().Add(-time.Duration(ts.Nano())), nil
 }
 
 func (d *decoder) value(t *sema.Type, b []byte) output.Value {
@@ -46,6 +64,21 @@ func (d *decoder) value(t *sema.Type, b []byte) output.Value {
 		return output.Sym(d.ksyms.Sym(addr), addr)
 	case sema.KStack:
 		return output.Stack(output.StackBpftrace, d.stack(int64(int32(le(b, 8)))))
+	case sema.Timestamp:
+		at := d.boot.Add(time.Duration(le(b, 8)))
+		return output.Str(output.Strftime(t.Format, at, d.maxStrlen))
+	case sema.Buffer:
+		n := min(int(le(b, 8)), t.Size-8)
+		return output.Buffer(b[8 : 8+n])
+	case sema.Inet:
+		return output.Str(inet(le(b, 8), b[8:24]))
+	case sema.Array:
+		et := t.Elems[0]
+		elems := make([]output.Value, t.Len)
+		for i := range elems {
+			elems[i] = d.value(et, b[i*et.Size:])
+		}
+		return output.Array(elems...)
 	}
 	return output.Str("")
 }
@@ -77,4 +110,15 @@ func le(b []byte, n int) uint64 {
 		v = v<<8 | uint64(b[i])
 	}
 	return v
+}
+
+// inet formats an address of family af as inet_ntop does.
+func inet(af uint64, addr []byte) string {
+	switch af {
+	case unix.AF_INET:
+		return netip.AddrFrom4([4]byte(addr[:4])).String()
+	case unix.AF_INET6:
+		return netip.AddrFrom16([16]byte(addr[:16])).String()
+	}
+	return ""
 }

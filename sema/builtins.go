@@ -47,7 +47,7 @@ var builtins = [...]builtinSpec{
 	BTid:     {name: "tid", typ: Uint32},
 	BUid:     {name: "uid", typ: Uint32},
 	BGid:     {name: "gid", typ: Uint32},
-	BNsecs:   {name: "nsecs", typ: Uint64},
+	BNsecs:   {name: "nsecs", typ: Uint64}, // CLOCK_BOOTTIME, as v0.26
 	BElapsed: {name: "elapsed", typ: Uint64},
 	BCPU:     {name: "cpu", typ: Uint32},
 	BComm:    {name: "comm", typ: StringType(16)},
@@ -109,6 +109,10 @@ const (
 	FZero
 	FLen
 	FHasKey
+	FBuf
+	FNtop
+	FJoin
+	FNsecs
 )
 
 type funcSpec struct {
@@ -150,7 +154,21 @@ var funcs = [...]funcSpec{
 	FZero:     {name: "zero", minArgs: 1, maxArgs: 1},
 	FLen:      {name: "len", minArgs: 1, maxArgs: 1},
 	FHasKey:   {name: "has_key", minArgs: 2, maxArgs: 2},
+	FBuf:      {name: "buf", minArgs: 1, maxArgs: 2},
+	FNtop:     {name: "ntop", minArgs: 1, maxArgs: 2},
+	FJoin:     {name: "join", minArgs: 1, maxArgs: 2},
+	FNsecs:    {name: "nsecs", minArgs: 0, maxArgs: 1},
 }
+
+// JoinArgs and JoinArgSize bound join(): the elements read, and the bytes
+// kept of each, as bpftrace's join_argnum and join_argsize.
+const (
+	JoinArgs    = 16
+	JoinArgSize = 1024
+)
+
+// Clocks are the kernel clocks nsecs(clock) reads; nsecs alone reads boot.
+var Clocks = []string{"boot", "monotonic", "tai"}
 
 func lookupFunc(name string) Func {
 	for f := FPrintf; int(f) < len(funcs); f++ {

@@ -1,6 +1,7 @@
 package sema
 
 import (
+	"slices"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -171,10 +172,96 @@ func (c *checker) call(call *ast.Call) *Type {
 		}
 		return VoidT
 	case FStrftime:
-		c.errorf(call, "strftime() is not supported yet")
-		return nil
+		f, ok := args[0].(*ast.StrLit)
+		if !ok {
+			c.errorf(args[0], "strftime() expects a string literal as its format")
+			return nil
+		}
+		c.expr(args[0])
+		c.wantInt(args[1], c.expr(args[1]))
+		return &Type{Kind: Timestamp, Size: 8, Format: f.Value}
+	case FNsecs:
+		if len(args) == 0 {
+			return Uint64
+		}
+		id, ok := args[0].(*ast.Ident)
+		if !ok || !slices.Contains(Clocks, id.Name) {
+			c.errorf(args[0], "nsecs() takes a clock: %s", strings.Join(Clocks, ", "))
+			return nil
+		}
+		c.prog.Types[id] = VoidT
+		return Uint64
+	case FBuf:
+		return c.buf(call)
+	case FNtop:
+		return c.ntop(call)
+	case FJoin:
+		if t := c.expr(args[0]); t.Kind != Int && t.Kind != Invalid {
+			c.errorf(args[0], "join() expects a pointer to an array of strings, got '%s'", t)
+		}
+		if len(args) == 2 {
+			if _, ok := args[1].(*ast.StrLit); !ok {
+				c.errorf(args[1], "join() expects a string literal as its separator")
+			}
+			c.expr(args[1])
+		}
+		return VoidT
 	}
 	return VoidT
+}
+
+// buf checks buf(data[, length]): data is a pointer, with a length of at
+// most max_strlen, or an array whose size is the length.
+func (c *checker) buf(call *ast.Call) *Type {
+	args := call.Args
+	t := c.expr(args[0])
+	limit := c.opts.Config.MaxStrlen
+	if t.Kind == Array || t.Kind == String {
+		n := min(t.Size, limit)
+		if len(args) == 2 {
+			c.expr(args[1])
+			k, ok := c.constInt(args[1])
+			if !ok || k < 0 {
+				c.errorf(args[1], "buf(): the length of an array must be a constant integer")
+				return nil
+			}
+			n = min(n, int(k))
+		}
+		return BufferType(n)
+	}
+	c.wantInt(args[0], t)
+	if len(args) == 1 {
+		c.errorf(call, "buf() needs a length when reading through a pointer")
+		return nil
+	}
+	c.wantInt(args[1], c.expr(args[1]))
+	if n, ok := c.constInt(args[1]); ok {
+		if n < 0 {
+			c.errorf(args[1], "buf(): the length must not be negative")
+			return nil
+		}
+		return BufferType(min(int(n), limit))
+	}
+	return BufferType(limit)
+}
+
+// ntop checks ntop([af, ]addr): an integer is an IPv4 address, a 4-byte
+// array too, and a 16-byte array an IPv6 address.
+func (c *checker) ntop(call *ast.Call) *Type {
+	args := call.Args
+	addr := args[len(args)-1]
+	if len(args) == 2 {
+		c.wantInt(args[0], c.expr(args[0]))
+	}
+	t := c.expr(addr)
+	switch {
+	case t.Kind == Int, t.Kind == Invalid:
+	case t.Kind == Array && t.Elems[0].Size == 1 && (t.Len == 4 || t.Len == 16):
+	default:
+		c.errorf(addr, "ntop() expects an integer or an array of 4 or 16 bytes, got '%s'", t)
+		return nil
+	}
+	return InetT
 }
 
 // SignalNumber maps a signal name such as "SIGKILL" or "KILL" to its

@@ -282,7 +282,7 @@ func (c *checker) assignable(to, from *Type) bool {
 // string, or the larger elements of a tuple.
 func widen(a, b *Type) *Type {
 	switch {
-	case a.Kind == String && b.Kind == String && b.Size > a.Size:
+	case a.Kind == b.Kind && (a.Kind == String || a.Kind == Buffer) && b.Size > a.Size:
 		return b
 	case a.Kind == Tuple && b.Kind == Tuple && len(a.Elems) == len(b.Elems):
 		elems := make([]*Type, len(a.Elems))
@@ -366,7 +366,7 @@ func (c *checker) keyType(t *Type, e ast.Expr) *Type {
 		return IntType(8, t.Signed)
 	case Bool:
 		return BoolT
-	case String, Tuple, KStack, Ksym, Invalid:
+	case String, Tuple, KStack, Ksym, Timestamp, Buffer, Inet, Array, Invalid:
 		return t
 	}
 	c.errorf(e, "Value of type '%s' can not be used as a map key", t)
@@ -574,8 +574,20 @@ func (c *checker) exprType(e ast.Expr) *Type {
 		}
 		return Uint64
 	case *ast.Index:
-		c.errorf(e, "Indexing needs kernel types, which are not supported yet")
-		return nil
+		t := c.expr(e.X)
+		c.wantInt(e.I, c.expr(e.I))
+		if t.Kind != Array {
+			if t.Kind != Invalid {
+				c.errorf(e, "The [] operator can not be used on a value of type '%s'", t)
+			}
+			return nil
+		}
+		i, ok := c.constInt(e.I)
+		if !ok || i < 0 || i >= int64(t.Len) {
+			c.errorf(e.I, "The index of an array of %d elements must be a constant from 0 to %d", t.Len, t.Len-1)
+			return nil
+		}
+		return t.Elems[0]
 	case *ast.Offsetof:
 		c.errorf(e, "offsetof needs kernel types, which are not supported yet")
 		return nil

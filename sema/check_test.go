@@ -84,6 +84,13 @@ func TestCheckErrors(t *testing.T) {
 		{`BEGIN { for ($i : 0.."a") { } }`, "Expected an integer, got 'string[2]'"},
 		{`BEGIN { for ($i : 0..2) { } $i; }`, "Undefined or undeclared variable: $i"},
 		{`BEGIN { @l = lhist(1, 0, 10, 1); $n = len(@l); }`, "len() can not count the keys of @l, a lhist() map"},
+		{`BEGIN { $b = buf(1); }`, "buf() needs a length when reading through a pointer"},
+		{`BEGIN { $b = buf("abc", $1 + 1); }`, "buf(): the length of an array must be a constant integer"},
+		{`BEGIN { $a = ntop("a"); }`, "ntop() expects an integer or an array of 4 or 16 bytes, got 'string[2]'"},
+		{`BEGIN { $t = nsecs(sw_tai); }`, "nsecs() takes a clock: boot, monotonic, tai"},
+		{`BEGIN { $f = "%H"; $t = strftime($f, nsecs); }`, "strftime() expects a string literal as its format"},
+		{`BEGIN { join("a b"); }`, "join() expects a pointer to an array of strings, got 'string[4]'"},
+		{`tracepoint:syscalls:sys_enter_read { $c = args.comm[2]; }`, "The [] operator can not be used on a value of type 'string[16]'"},
 		{`nope:x { }`, "invalid probe type: nope"},
 		{`// nothing`, "The program has no probes"},
 	}
@@ -116,6 +123,8 @@ func TestCheckTypes(t *testing.T) {
 		{`BEGIN { @m["a"] = count(); for ($kv : @m) { @x = $kv; } }`, "@x", "", "(string[2],uint64)"},
 		{`BEGIN { @m[1] = (uint32)1; for ($kv : @m) { @x = $kv.1; } }`, "@x", "", "uint64"},
 		{`BEGIN { for ($i : 1..3) { @x = $i; } @y = len(@x); }`, "@y", "", "int64"},
+		{`BEGIN { @x[ntop(1)] = buf("ab"); }`, "@x", "inet", "buffer[3]"},
+		{`BEGIN { @x = strftime("%H", nsecs(tai)); }`, "@x", "", "timestamp"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.src, func(t *testing.T) {

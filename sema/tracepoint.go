@@ -20,17 +20,22 @@ func (c *checker) argFields(f *kernel.Format) []*ArgField {
 		case kf.ArrayLen > 0 && isChar:
 			af.InRecord = true
 			af.Type = StringType(kf.ArrayLen)
+		case kf.ArrayLen > 0 && !kf.DataLoc && isIntSize(kf.Size/kf.ArrayLen) && kf.Size%kf.ArrayLen == 0:
+			af.InRecord = true
+			af.Type = ArrayType(IntType(kf.Size/kf.ArrayLen, kf.Signed), kf.ArrayLen)
 		case kf.DataLoc || kf.ArrayLen > 0:
-			af.Type = nil // arrays other than strings need kernel types
+			af.Type = nil // dynamic arrays other than strings need kernel types
 		case strings.Contains(kf.CType, "*"):
 			af.Type = Uint64
-		case kf.Size == 1 || kf.Size == 2 || kf.Size == 4 || kf.Size == 8:
+		case isIntSize(kf.Size):
 			af.Type = IntType(kf.Size, kf.Signed)
 		}
 		fields = append(fields, af)
 	}
 	return fields
 }
+
+func isIntSize(n int) bool { return n == 1 || n == 2 || n == 4 || n == 8 }
 
 // tracepointFormat reads a tracepoint's format, with a message for the user.
 func tracepointFormat(category, event string) (*kernel.Format, error) {

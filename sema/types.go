@@ -19,7 +19,12 @@ const (
 	KStack // a kernel stack, kept as a stack id
 	Ksym   // a kernel address, printed as its symbol
 	Agg    // an aggregation such as count(); only ever a map's value
-	Buffer // raw bytes from buf(), printed escaped
+	Buffer // buf(): an 8-byte length, then Size-8 bytes, printed escaped
+	// Timestamp is strftime()'s nanoseconds since boot, formatted with
+	// Format in user space.
+	Timestamp
+	Inet  // ntop(): an 8-byte address family, then 16 address bytes
+	Array // a C array of Len elements of type Elems[0]
 )
 
 // AggKind says which aggregation a map holds.
@@ -53,6 +58,8 @@ type Type struct {
 	// min, max and step, checked to be constants.
 	HistBits          int64
 	LMin, LMax, LStep int64
+	Format            string // a Timestamp's strftime format
+	Len               int    // an Array's element count
 }
 
 // Common types.
@@ -65,7 +72,16 @@ var (
 	VoidT   = &Type{Kind: Void}
 	KStackT = &Type{Kind: KStack, Size: 8}
 	KsymT   = &Type{Kind: Ksym, Size: 8}
+	InetT   = &Type{Kind: Inet, Size: 24}
 )
+
+// BufferType returns the type of buf() holding up to n bytes.
+func BufferType(n int) *Type { return &Type{Kind: Buffer, Size: 8 + n} }
+
+// ArrayType returns the type of a C array of n elements of elem.
+func ArrayType(elem *Type, n int) *Type {
+	return &Type{Kind: Array, Size: elem.Size * n, Elems: []*Type{elem}, Len: n}
+}
 
 // IntType returns the integer type of the given byte size and signedness.
 func IntType(size int, signed bool) *Type {
@@ -101,7 +117,7 @@ func (t *Type) Offsets() []int {
 // IsScalar reports whether a value of t fits in a register.
 func (t *Type) IsScalar() bool {
 	switch t.Kind {
-	case Int, Bool, KStack, Ksym:
+	case Int, Bool, KStack, Ksym, Timestamp:
 		return true
 	}
 	return false
@@ -127,6 +143,10 @@ func Equal(a, b *Type) bool {
 		}
 	case Agg:
 		return a.Agg == b.Agg
+	case Timestamp:
+		return a.Format == b.Format
+	case Array:
+		return a.Len == b.Len && Equal(a.Elems[0], b.Elems[0])
 	}
 	return true
 }
@@ -155,7 +175,13 @@ func (t *Type) String() string {
 	case Agg:
 		return t.Agg.String() + "_t"
 	case Buffer:
-		return fmt.Sprintf("buffer[%d]", t.Size)
+		return fmt.Sprintf("buffer[%d]", t.Size-8)
+	case Timestamp:
+		return "timestamp"
+	case Inet:
+		return "inet"
+	case Array:
+		return fmt.Sprintf("%s[%d]", t.Elems[0], t.Len)
 	case Void:
 		return "none"
 	}

@@ -73,6 +73,9 @@ func TestDifferential(t *testing.T) {
 		reads  = "tracepoint:syscalls:sys_enter_read /pid == cpid && args->fd == 0/"
 		writes = "tracepoint:syscalls:sys_enter_write /pid == cpid && args->fd == 1/"
 	)
+	// A shell write of known bytes, and a connection refused on loopback.
+	writeBytes := "/bin/sh " + writeScript(t, "write.sh", `printf 'ab\001c\n' > /dev/null`+"\n")
+	connect := "/bin/bash " + writeScript(t, "connect.sh", "echo > /dev/tcp/127.0.0.1/1\n")
 	tests := []struct {
 		name, cmd, script string
 		statsMaps         []string
@@ -98,6 +101,14 @@ func TestDifferential(t *testing.T) {
 			reads + " { @r = count(); @rs = sum(args->count); } " +
 				writes + " { @w = count(); @wa = avg(args->count); @wh = hist(args->count); }",
 			[]string{"@wa"}},
+		{"buf", writeBytes, `tracepoint:syscalls:sys_enter_write /pid == cpid/ {
+			printf("%r|%rx|%r|\n", buf(args->buf, args->count), buf(args->buf, 2), buf(args->buf, 0)); }`, nil},
+		{"ntop arrays", connect, `tracepoint:sock:inet_sock_set_state /pid == cpid && args->newstate == 2/ {
+			printf("%s %s %s %s %d\n", ntop(args->saddr), ntop(args->daddr), ntop(args->saddr_v6), ntop(args->daddr_v6), args->dport); }`, nil},
+		{"ntop int", ddMixed, writes + ` { printf("%s\n", ntop(args->count)); @[ntop(2, args->count + 0x0100007f)] = count(); }`, nil},
+		{"join", "/bin/echo a bb ccc", `tracepoint:syscalls:sys_enter_execve /pid == cpid/ { join(args->argv); join(args->argv, "-"); }`, nil},
+		{"array argument", dd("bs=1 count=3"),
+			`tracepoint:raw_syscalls:sys_enter /pid == cpid && args->id == 0/ { @[args->args[0], args->args[2]] = count(); }`, nil},
 		{"begin end", ddOneByte,
 			`BEGIN { printf("start\n"); } ` + reads + ` { @n = count(); } END { printf("end %d\n", 1); }`, nil},
 	}
@@ -110,6 +121,9 @@ func TestDifferential(t *testing.T) {
 			got := gtrace(t, "-c", tc.cmd, "-e", tc.script)
 			if got.code != 0 {
 				t.Fatalf("gtrace exit code %d, stderr:\n%s", got.code, got.stderr)
+			}
+			if strings.TrimSpace(normalise(want.stdout, tc.statsMaps)) == "" {
+				t.Fatalf("bpftrace printed nothing: the workload did not fire the probe\nstderr:\n%s", want.stderr)
 			}
 			wantLines := strings.Split(normalise(want.stdout, tc.statsMaps), "\n")
 			gotLines := strings.Split(normalise(got.stdout, tc.statsMaps), "\n")

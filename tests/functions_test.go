@@ -1,0 +1,64 @@
+package tests
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestStrftime formats nsecs in BPF-recorded boot time and checks that
+// it names the wall clock time of the run, in the local time zone.
+func TestStrftime(t *testing.T) {
+	requireRoot(t)
+	before := time.Now().Truncate(time.Second)
+	r := gtrace(t, "-e", `BEGIN { printf("%s|%s\n", strftime("%Y-%m-%d %H:%M:%S", nsecs), strftime("%f", nsecs)); exit(); }`)
+	after := time.Now()
+	if r.code != 0 {
+		t.Fatalf("exit code %d, stderr:\n%s", r.code, r.stderr)
+	}
+	out := strings.TrimSpace(stripAttaching(r.stdout))
+	stamp, micros, _ := strings.Cut(out, "|")
+	got, err := time.ParseInLocation("2006-01-02 15:04:05", stamp, time.Local)
+	if err != nil {
+		t.Fatalf("output %q: %v", out, err)
+	}
+	// The boot clock and the wall clock are read apart: allow a second.
+	if got.Before(before.Add(-time.Second)) || got.After(after.Add(time.Second)) {
+		t.Errorf("strftime gave %v, want a time between %v and %v", got, before, after)
+	}
+	if !regexp.MustCompile(`^\d{6}$`).MatchString(micros) {
+		t.Errorf("%%f gave %q, want six digits", micros)
+	}
+}
+
+// TestClocks reads nsecs from each clock: boot time runs ahead of the
+// monotonic clock by the time spent suspended, and TAI counts from 1970.
+func TestClocks(t *testing.T) {
+	requireRoot(t)
+	r := gtrace(t, "-e", `BEGIN { $m = nsecs(monotonic); $b = nsecs(boot); $n = nsecs; $t = nsecs(tai);
+		printf("%d %d %d\n", $b >= $m, $n >= $b, $t > 1500000000000000000); exit(); }`)
+	if r.code != 0 {
+		t.Fatalf("exit code %d, stderr:\n%s", r.code, r.stderr)
+	}
+	if got := mapOutput(r.stdout); got != "1 1 1\n" {
+		t.Errorf("got %q, want %q", got, "1 1 1\n")
+	}
+}
+
+// TestArrayArgument prints a tracepoint's byte arrays, the addresses of
+// a refused connection on loopback, as bpftrace v0.26 prints arrays.
+func TestArrayArgument(t *testing.T) {
+	requireRoot(t)
+	connect := "/bin/bash " + writeScript(t, "connect.sh", "echo > /dev/tcp/127.0.0.1/1\n")
+	r := gtrace(t, "-c", connect, "-e", `tracepoint:sock:inet_sock_set_state /pid == cpid && args.newstate == 2/ {
+		print(args.saddr); print(args.daddr_v6); @[args.daddr] = count(); @b = buf(args.daddr); }`)
+	if r.code != 0 {
+		t.Fatalf("exit code %d, stderr:\n%s", r.code, r.stderr)
+	}
+	want := "[127,0,0,1]\n[0,0,0,0,0,0,0,0,0,0,255,255,127,0,0,1]\n\n\n" +
+		"@[[127,0,0,1]]: 1\n@b: \\x7f\\x00\\x00\\x01\n"
+	if got := mapOutput(r.stdout); got != want {
+		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+}
