@@ -208,6 +208,8 @@ func (g *gen) scalarCall(call *ast.Call) {
 		g.strncmp(args[0], args[1], int(g.constInt(args[2])))
 	case sema.FLen:
 		g.mapLen(g.out.Maps[args[0].(*ast.Map).Name])
+	case sema.FStrcontains:
+		g.strcontains(args[0], args[1])
 	case sema.FHasKey:
 		key, l := g.keyArg(args)
 		g.lookup(l, key)

@@ -113,6 +113,7 @@ const (
 	FNtop
 	FJoin
 	FNsecs
+	FStrcontains
 )
 
 type funcSpec struct {
@@ -128,36 +129,37 @@ type funcSpec struct {
 // funcs is the one table of builtin functions; the checker gives each its
 // type rule and codegen its code, both indexed by Func.
 var funcs = [...]funcSpec{
-	FPrintf:   {name: "printf", minArgs: 1, maxArgs: 64},
-	FPrint:    {name: "print", minArgs: 1, maxArgs: 3},
-	FTime:     {name: "time", minArgs: 0, maxArgs: 1},
-	FStrftime: {name: "strftime", minArgs: 2, maxArgs: 2},
-	FExit:     {name: "exit", minArgs: 0, maxArgs: 1},
-	FStr:      {name: "str", minArgs: 1, maxArgs: 2},
-	FKsym:     {name: "ksym", minArgs: 1, maxArgs: 1},
-	FKaddr:    {name: "kaddr", minArgs: 1, maxArgs: 1},
-	FBswap:    {name: "bswap", minArgs: 1, maxArgs: 1},
-	FCat:      {name: "cat", minArgs: 1, maxArgs: 64},
-	FSystem:   {name: "system", minArgs: 1, maxArgs: 64, unsafe: true},
-	FSignal:   {name: "signal", minArgs: 1, maxArgs: 1, unsafe: true},
-	FStrncmp:  {name: "strncmp", minArgs: 3, maxArgs: 3},
-	FCount:    {name: "count", minArgs: 0, maxArgs: 0, agg: AggCount},
-	FSum:      {name: "sum", minArgs: 1, maxArgs: 1, agg: AggSum},
-	FAvg:      {name: "avg", minArgs: 1, maxArgs: 1, agg: AggAvg},
-	FMin:      {name: "min", minArgs: 1, maxArgs: 1, agg: AggMin},
-	FMax:      {name: "max", minArgs: 1, maxArgs: 1, agg: AggMax},
-	FStats:    {name: "stats", minArgs: 1, maxArgs: 1, agg: AggStats},
-	FHist:     {name: "hist", minArgs: 1, maxArgs: 2, agg: AggHist},
-	FLhist:    {name: "lhist", minArgs: 4, maxArgs: 4, agg: AggLHist},
-	FDelete:   {name: "delete", minArgs: 1, maxArgs: 2},
-	FClear:    {name: "clear", minArgs: 1, maxArgs: 1},
-	FZero:     {name: "zero", minArgs: 1, maxArgs: 1},
-	FLen:      {name: "len", minArgs: 1, maxArgs: 1},
-	FHasKey:   {name: "has_key", minArgs: 2, maxArgs: 2},
-	FBuf:      {name: "buf", minArgs: 1, maxArgs: 2},
-	FNtop:     {name: "ntop", minArgs: 1, maxArgs: 2},
-	FJoin:     {name: "join", minArgs: 1, maxArgs: 2},
-	FNsecs:    {name: "nsecs", minArgs: 0, maxArgs: 1},
+	FPrintf:      {name: "printf", minArgs: 1, maxArgs: 64},
+	FPrint:       {name: "print", minArgs: 1, maxArgs: 3},
+	FTime:        {name: "time", minArgs: 0, maxArgs: 1},
+	FStrftime:    {name: "strftime", minArgs: 2, maxArgs: 2},
+	FExit:        {name: "exit", minArgs: 0, maxArgs: 1},
+	FStr:         {name: "str", minArgs: 1, maxArgs: 2},
+	FKsym:        {name: "ksym", minArgs: 1, maxArgs: 1},
+	FKaddr:       {name: "kaddr", minArgs: 1, maxArgs: 1},
+	FBswap:       {name: "bswap", minArgs: 1, maxArgs: 1},
+	FCat:         {name: "cat", minArgs: 1, maxArgs: 64},
+	FSystem:      {name: "system", minArgs: 1, maxArgs: 64, unsafe: true},
+	FSignal:      {name: "signal", minArgs: 1, maxArgs: 1, unsafe: true},
+	FStrncmp:     {name: "strncmp", minArgs: 3, maxArgs: 3},
+	FCount:       {name: "count", minArgs: 0, maxArgs: 0, agg: AggCount},
+	FSum:         {name: "sum", minArgs: 1, maxArgs: 1, agg: AggSum},
+	FAvg:         {name: "avg", minArgs: 1, maxArgs: 1, agg: AggAvg},
+	FMin:         {name: "min", minArgs: 1, maxArgs: 1, agg: AggMin},
+	FMax:         {name: "max", minArgs: 1, maxArgs: 1, agg: AggMax},
+	FStats:       {name: "stats", minArgs: 1, maxArgs: 1, agg: AggStats},
+	FHist:        {name: "hist", minArgs: 1, maxArgs: 2, agg: AggHist},
+	FLhist:       {name: "lhist", minArgs: 4, maxArgs: 4, agg: AggLHist},
+	FDelete:      {name: "delete", minArgs: 1, maxArgs: 2},
+	FClear:       {name: "clear", minArgs: 1, maxArgs: 1},
+	FZero:        {name: "zero", minArgs: 1, maxArgs: 1},
+	FLen:         {name: "len", minArgs: 1, maxArgs: 1},
+	FHasKey:      {name: "has_key", minArgs: 2, maxArgs: 2},
+	FBuf:         {name: "buf", minArgs: 1, maxArgs: 2},
+	FNtop:        {name: "ntop", minArgs: 1, maxArgs: 2},
+	FJoin:        {name: "join", minArgs: 1, maxArgs: 2},
+	FNsecs:       {name: "nsecs", minArgs: 0, maxArgs: 1},
+	FStrcontains: {name: "strcontains", minArgs: 2, maxArgs: 2},
 }
 
 // JoinArgs and JoinArgSize bound join(): the elements read, and the bytes

@@ -128,6 +128,12 @@ func (c *checker) call(call *ast.Call) *Type {
 		}
 		c.expr(args[2])
 		return Int64
+	case FStrcontains:
+		a, b := c.expr(args[0]), c.expr(args[1])
+		if a.Kind != String || b.Kind != String {
+			c.errorf(call, "strcontains() expects two strings")
+		}
+		return BoolT
 	case FDelete, FHasKey:
 		m, ok := args[0].(*ast.Map)
 		if !ok {

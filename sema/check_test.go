@@ -91,6 +91,7 @@ func TestCheckErrors(t *testing.T) {
 		{`BEGIN { $f = "%H"; $t = strftime($f, nsecs); }`, "strftime() expects a string literal as its format"},
 		{`BEGIN { join("a b"); }`, "join() expects a pointer to an array of strings, got 'string[4]'"},
 		{`tracepoint:syscalls:sys_enter_read { $c = args.comm[2]; }`, "The [] operator can not be used on a value of type 'string[16]'"},
+		{`BEGIN { $c = strcontains("a", 1); }`, "strcontains() expects two strings"},
 		{`nope:x { }`, "invalid probe type: nope"},
 		{`// nothing`, "The program has no probes"},
 	}

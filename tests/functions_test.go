@@ -62,3 +62,27 @@ func TestArrayArgument(t *testing.T) {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// TestStrcontains searches literal strings, and a 1024-byte str() of a
+// file name that the workload opens.
+func TestStrcontains(t *testing.T) {
+	requireRoot(t)
+	r := gtrace(t, "-e", `BEGIN { printf("%d %d %d %d %d\n", strcontains("hello world", "o w"), strcontains("hello", "hex"),
+		strcontains("abc", ""), strcontains("", "a"), strcontains("aab", "ab")); exit(); }`)
+	if r.code != 0 {
+		t.Fatalf("exit code %d, stderr:\n%s", r.code, r.stderr)
+	}
+	if got, want := mapOutput(r.stdout), "1 0 1 0 1\n"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	r = gtrace(t, "-c", "/bin/cat /etc/hostname /etc/passwd", "-e", `tracepoint:syscalls:sys_enter_openat /pid == cpid/ {
+		@[str(args.filename), strcontains(str(args.filename), "hostn")] = count(); }`)
+	if r.code != 0 {
+		t.Fatalf("exit code %d, stderr:\n%s", r.code, r.stderr)
+	}
+	for _, want := range []string{"@[/etc/hostname, true]: 1\n", "@[/etc/passwd, false]: 1\n"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("missing %q in:\n%s", want, r.stdout)
+		}
+	}
+}
