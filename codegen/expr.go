@@ -79,12 +79,8 @@ func (g *gen) scalar(e ast.Expr) {
 	case *ast.Cast:
 		g.scalar(e.X)
 		g.truncate(t)
-	case *ast.Sizeof:
-		if e.X != nil {
-			g.loadImm(asm.R0, int64(g.typ(e.X).Size))
-		} else {
-			g.loadImm(asm.R0, int64(t.Size))
-		}
+	case *ast.Sizeof, *ast.Offsetof:
+		g.loadImm(asm.R0, g.prog.Consts[e])
 	default:
 		g.fail(e, "unsupported expression %T", e)
 	}

@@ -31,6 +31,7 @@ const (
 	BNumaid
 	BJiffies
 	BArgN // arg0, arg1, ...: a raw tracepoint's arguments
+	BFunc // the traced function's name
 )
 
 type builtinSpec struct {
@@ -61,6 +62,9 @@ var builtins = [...]builtinSpec{
 	BNumaid:  {name: "numaid", typ: Uint32},
 	BJiffies: {name: "jiffies", typ: Uint64},
 	BArgN:    {name: "argN", typ: Uint64, probes: []probe.Kind{probe.RawTracepoint}},
+	// func names the function of a kprobe, uprobe or fentry probe; no
+	// provider here traces functions yet.
+	BFunc: {name: "func", probes: []probe.Kind{}},
 }
 
 func lookupBuiltin(name string) Builtin {

@@ -2,6 +2,9 @@ package sema
 
 import (
 	"math"
+
+	"github.com/cilium/ebpf/btf"
+
 	"sort"
 	"strconv"
 	"strings"
@@ -20,6 +23,9 @@ type Options struct {
 	Expand func(text string) ([]probe.Probe, error)
 	// Format reads a tracepoint's format; kernel.TracepointFormat when nil.
 	Format func(category, event string) (*kernel.Format, error)
+	// KernelType finds a struct, union or enum by its C name;
+	// kernel.KernelType when nil.
+	KernelType func(name string) (btf.Type, error)
 }
 
 // Check type-checks prog and expands its probes. Errors come back as one
@@ -35,6 +41,9 @@ func Check(prog *ast.Program, opts *Options) (*Info, diag.List) {
 	}
 	if c.opts.Format == nil {
 		c.opts.Format = tracepointFormat
+	}
+	if c.opts.KernelType == nil {
+		c.opts.KernelType = kernel.KernelType
 	}
 	c.expand(prog)
 	if len(c.errs) > 0 {
@@ -119,7 +128,7 @@ func (c *checker) checkProgs() {
 		*p = Prog{Probe: p.Probe, Node: p.Node,
 			Types: map[ast.Expr]*Type{}, Vars: map[*ast.Var]*Variable{},
 			Builtins: map[*ast.Ident]Builtin{}, Funcs: map[*ast.Call]Func{},
-			Args: map[*ast.Field]*ArgField{}}
+			Args: map[*ast.Field]*ArgField{}, Consts: map[ast.Expr]int64{}}
 		c.prog = p
 		c.scopes = []map[string]*Variable{{}}
 		if p.Node.Pred != nil {
@@ -400,7 +409,11 @@ func (c *checker) typeExpr(te *ast.TypeExpr) *Type {
 		return &Type{Kind: Invalid}
 	}
 	if te.Len > 0 {
-		c.errorf(te, "Array types are not supported yet")
+		if t.Kind != Int {
+			c.errorf(te, "Arrays of %s are not supported", t)
+			return &Type{Kind: Invalid}
+		}
+		return ArrayType(t, te.Len)
 	}
 	return t
 }
@@ -567,12 +580,7 @@ func (c *checker) exprType(e ast.Expr) *Type {
 		}
 		return t
 	case *ast.Sizeof:
-		if e.X != nil {
-			c.expr(e.X)
-		} else {
-			c.typeExpr(e.Type)
-		}
-		return Uint64
+		return c.sizeof(e)
 	case *ast.Index:
 		t := c.expr(e.X)
 		c.wantInt(e.I, c.expr(e.I))
@@ -589,8 +597,7 @@ func (c *checker) exprType(e ast.Expr) *Type {
 		}
 		return t.Elems[0]
 	case *ast.Offsetof:
-		c.errorf(e, "offsetof needs kernel types, which are not supported yet")
-		return nil
+		return c.offsetof(e)
 	}
 	c.errorf(e, "unsupported expression")
 	return nil

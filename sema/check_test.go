@@ -1,10 +1,14 @@
 package sema
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/cilium/ebpf/btf"
+
 	"gtrace/kernel"
+	"gtrace/lang/ast"
 	"gtrace/lang/parser"
 	"gtrace/lang/token"
 	"gtrace/probe"
@@ -20,6 +24,25 @@ func fakeFormat(category, event string) (*kernel.Format, error) {
 		{Name: "comm", CType: "char[16]", Offset: 40, Size: 16, ArrayLen: 16},
 		{Name: "filename", CType: "char[]", Offset: 56, Size: 4, DataLoc: true},
 	}}, nil
+}
+
+// fakeKernelType stands in for vmlinux BTF: struct pair { int a; union
+// { long b; struct pair *c; }; unsigned int d:3; struct inner in; }.
+func fakeKernelType(name string) (btf.Type, error) {
+	i32 := &btf.Int{Name: "int", Size: 4, Encoding: btf.Signed}
+	i64 := &btf.Int{Name: "long", Size: 8, Encoding: btf.Signed}
+	inner := &btf.Struct{Name: "inner", Size: 16, Members: []btf.Member{
+		{Name: "x", Type: i64}, {Name: "y", Type: i64, Offset: 64}}}
+	pair := &btf.Struct{Name: "pair", Size: 40}
+	anon := &btf.Union{Size: 8, Members: []btf.Member{
+		{Name: "b", Type: i64}, {Name: "c", Type: &btf.Pointer{Target: pair}}}}
+	pair.Members = []btf.Member{{Name: "a", Type: i32}, {Type: anon, Offset: 64},
+		{Name: "d", Type: i32, Offset: 128, BitfieldSize: 3},
+		{Name: "in", Type: &btf.Typedef{Name: "inner_t", Type: inner}, Offset: 192}}
+	if name == "struct pair" {
+		return pair, nil
+	}
+	return nil, fmt.Errorf("%s is not in the kernel's BTF", name)
 }
 
 // fakeExpand resolves attach points without the kernel: tracepoints are
@@ -42,7 +65,7 @@ func check(t *testing.T, src string, unsafe bool) (*Info, string) {
 	cfg := DefaultConfig()
 	cfg.Unsafe = unsafe
 	cfg.Params = []string{"7", "text"}
-	info, errs := Check(prog, &Options{Config: cfg, Expand: fakeExpand, Format: fakeFormat})
+	info, errs := Check(prog, &Options{Config: cfg, Expand: fakeExpand, Format: fakeFormat, KernelType: fakeKernelType})
 	if len(errs) == 0 {
 		return info, ""
 	}
@@ -92,6 +115,12 @@ func TestCheckErrors(t *testing.T) {
 		{`BEGIN { join("a b"); }`, "join() expects a pointer to an array of strings, got 'string[4]'"},
 		{`tracepoint:syscalls:sys_enter_read { $c = args.comm[2]; }`, "The [] operator can not be used on a value of type 'string[16]'"},
 		{`BEGIN { $c = strcontains("a", 1); }`, "strcontains() expects two strings"},
+		{`BEGIN { $o = offsetof(struct pair, nope); }`, "struct pair has no field named nope"},
+		{`BEGIN { $o = offsetof(struct pair, d); }`, "offsetof(): struct pair.d is a bit field"},
+		{`BEGIN { $o = offsetof(struct pair, a.x); }`, "struct pair.a has no field named x"},
+		{`BEGIN { $o = offsetof(1, a); }`, "offsetof() expects a struct or union type, such as offsetof(struct task_struct, pid)"},
+		{`BEGIN { $s = sizeof(struct nope); }`, "struct nope is not in the kernel's BTF"},
+		{`tracepoint:syscalls:sys_enter_read { printf("%s\n", func); }`, "The func builtin can not be used with 'tracepoint' probes"},
 		{`nope:x { }`, "invalid probe type: nope"},
 		{`// nothing`, "The program has no probes"},
 	}
@@ -164,5 +193,38 @@ func TestUnsafeFuncs(t *testing.T) {
 		if _, errs := check(t, src, true); errs != "" {
 			t.Errorf("%s: refused with --unsafe: %s", src, errs)
 		}
+	}
+}
+
+// TestConsts checks the values of sizeof and offsetof.
+func TestConsts(t *testing.T) {
+	tests := []struct {
+		expr string
+		want int64
+	}{
+		{"sizeof(struct pair)", 40},
+		{"sizeof(uint32)", 4},
+		{"sizeof(int8[3])", 3},
+		{"sizeof(uint16)", 2},
+		{`sizeof("abc")`, 4},
+		{"sizeof(1 + 1)", 8},
+		{"offsetof(struct pair, a)", 0},
+		{"offsetof(struct pair, b)", 8},
+		{"offsetof(struct pair, c)", 8},
+		{"offsetof(struct pair, in)", 24},
+		{"offsetof(struct pair, in.y)", 32},
+	}
+	for _, tt := range tests {
+		t.Run(tt.expr, func(t *testing.T) {
+			info, errs := check(t, "BEGIN { @x = "+tt.expr+"; }", false)
+			if errs != "" {
+				t.Fatal(errs)
+			}
+			p := info.Progs[0]
+			rhs := p.Node.Body.Stmts[0].(*ast.AssignStmt).RHS
+			if got := p.Consts[rhs]; got != tt.want {
+				t.Errorf("got %d, want %d", got, tt.want)
+			}
+		})
 	}
 }

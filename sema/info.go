@@ -52,6 +52,9 @@ type Prog struct {
 	Builtins map[*ast.Ident]Builtin
 	Funcs    map[*ast.Call]Func
 	Args     map[*ast.Field]*ArgField
+	// Consts holds the values of sizeof and offsetof, known at compile
+	// time.
+	Consts map[ast.Expr]int64
 }
 
 // Variable is one declared scratch variable.

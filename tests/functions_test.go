@@ -86,3 +86,17 @@ func TestStrcontains(t *testing.T) {
 		}
 	}
 }
+
+// TestKernelTypeSizes reads sizes and offsets of kernel structs whose
+// layout C fixes: two pointers in a list_head and a callback_head.
+func TestKernelTypeSizes(t *testing.T) {
+	requireRoot(t)
+	r := gtrace(t, "-e", `BEGIN { printf("%d %d %d %d\n", sizeof(struct list_head), offsetof(struct list_head, prev),
+		offsetof(struct callback_head, func), sizeof(uint16[5])); exit(); }`)
+	if r.code != 0 {
+		t.Fatalf("exit code %d, stderr:\n%s", r.code, r.stderr)
+	}
+	if got, want := mapOutput(r.stdout), "16 8 8 10\n"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}

@@ -1,0 +1,47 @@
+package kernel
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/cilium/ebpf/btf"
+)
+
+// vmlinux is the running kernel's BTF, loaded once.
+var vmlinux = sync.OnceValues(btf.LoadKernelSpec)
+
+// KernelType finds a named struct, union or enum, written as C writes it
+// ("struct task_struct"), in the running kernel's BTF.
+func KernelType(name string) (btf.Type, error) {
+	kind, tag, ok := strings.Cut(name, " ")
+	if !ok {
+		return nil, fmt.Errorf("unknown type %s", name)
+	}
+	spec, err := vmlinux()
+	if err != nil {
+		return nil, fmt.Errorf("kernel BTF: %w", err)
+	}
+	switch kind {
+	case "struct":
+		var s *btf.Struct
+		err = spec.TypeByName(tag, &s)
+		return s, notFound(name, err)
+	case "union":
+		var u *btf.Union
+		err = spec.TypeByName(tag, &u)
+		return u, notFound(name, err)
+	case "enum":
+		var e *btf.Enum
+		err = spec.TypeByName(tag, &e)
+		return e, notFound(name, err)
+	}
+	return nil, fmt.Errorf("unknown type %s", name)
+}
+
+func notFound(name string, err error) error {
+	if err != nil {
+		return fmt.Errorf("%s is not in the kernel's BTF: %w", name, err)
+	}
+	return nil
+}

@@ -1,0 +1,95 @@
+package sema
+
+import (
+	"strings"
+
+	"github.com/cilium/ebpf/btf"
+
+	"gtrace/lang/ast"
+)
+
+// isCompositeName reports whether a type name is a struct, union or enum.
+func isCompositeName(name string) bool {
+	kind, _, _ := strings.Cut(name, " ")
+	return kind == "struct" || kind == "union" || kind == "enum"
+}
+
+// sizeof checks sizeof(type) or sizeof(expr) and records its value.
+func (c *checker) sizeof(e *ast.Sizeof) *Type {
+	switch {
+	case e.X != nil:
+		c.prog.Consts[e] = int64(c.expr(e.X).Size)
+	case e.Type.Ptr == 0 && e.Type.Len == 0 && isCompositeName(e.Type.Name):
+		t, err := c.opts.KernelType(e.Type.Name)
+		if err != nil {
+			c.errorf(e.Type, "%v", err)
+			return nil
+		}
+		size, err := btf.Sizeof(t)
+		if err != nil {
+			c.errorf(e.Type, "sizeof(%s): %v", e.Type.Name, err)
+			return nil
+		}
+		c.prog.Consts[e] = int64(size)
+	default:
+		c.prog.Consts[e] = int64(c.typeExpr(e.Type).Size)
+	}
+	return Uint64
+}
+
+// offsetof checks offsetof(struct T, a.b) and records the byte offset of
+// the field, through nested and anonymous members.
+func (c *checker) offsetof(e *ast.Offsetof) *Type {
+	if e.Type == nil || e.Type.Ptr > 0 || !isCompositeName(e.Type.Name) {
+		c.errorf(e, "offsetof() expects a struct or union type, such as offsetof(struct task_struct, pid)")
+		return nil
+	}
+	t, err := c.opts.KernelType(e.Type.Name)
+	if err != nil {
+		c.errorf(e.Type, "%v", err)
+		return nil
+	}
+	var bits btf.Bits
+	name := e.Type.Name
+	for _, f := range e.Field {
+		m, off, ok := member(t, f)
+		if !ok {
+			c.errorf(e, "%s has no field named %s", name, f)
+			return nil
+		}
+		if m.BitfieldSize > 0 {
+			c.errorf(e, "offsetof(): %s.%s is a bit field", name, f)
+			return nil
+		}
+		bits += off
+		t = btf.UnderlyingType(m.Type)
+		name += "." + f
+	}
+	c.prog.Consts[e] = int64(bits / 8)
+	return Uint64
+}
+
+// member finds the field name of a struct or union, looking inside
+// anonymous members, and its bit offset from the start of t.
+func member(t btf.Type, name string) (btf.Member, btf.Bits, bool) {
+	var members []btf.Member
+	switch t := btf.UnderlyingType(t).(type) {
+	case *btf.Struct:
+		members = t.Members
+	case *btf.Union:
+		members = t.Members
+	default:
+		return btf.Member{}, 0, false
+	}
+	for _, m := range members {
+		if m.Name == name {
+			return m, m.Offset, true
+		}
+		if m.Name == "" {
+			if inner, off, ok := member(m.Type, name); ok {
+				return inner, m.Offset + off, true
+			}
+		}
+	}
+	return btf.Member{}, 0, false
+}
