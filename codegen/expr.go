@@ -28,6 +28,10 @@ func (g *gen) scalar(e ast.Expr) {
 	case *ast.Positional:
 		g.loadImm(asm.R0, g.constInt(e))
 	case *ast.Ident:
+		if v, ok := g.prog.Consts[e]; ok {
+			g.loadImm(asm.R0, v) // a kernel enum value
+			return
+		}
 		g.builtin(e)
 	case *ast.Var:
 		g.emit(asm.LoadMem(asm.R0, g.frame, int16(g.varOffset(g.prog.Vars[e])), asm.DWord))
@@ -38,6 +42,14 @@ func (g *gen) scalar(e ast.Expr) {
 	case *ast.Binary:
 		g.binary(e)
 	case *ast.Unary:
+		if e.Op == token.MUL {
+			g.readScalar(e, t)
+			return
+		}
+		if e.Op == token.AND {
+			g.address(e.X)
+			return
+		}
 		g.scalar(e.X)
 		switch e.Op {
 		case token.NOT:
@@ -63,10 +75,25 @@ func (g *gen) scalar(e ast.Expr) {
 			g.extend(f.Type)
 			return
 		}
+		if g.inKernel(e) {
+			g.readScalar(e, t)
+			return
+		}
 		xt := g.typ(e.X)
 		off := g.composite(e.X, -1)
+		if xt.Kind == sema.Record {
+			// A field of a struct already copied to scratch.
+			m := g.prog.Members[e]
+			g.emit(asm.LoadMem(asm.R0, regScratch, int16(off+m.Offset), sizeOf(t.Size)))
+			g.extend(t)
+			return
+		}
 		g.emit(asm.LoadMem(asm.R0, regScratch, int16(off+xt.Offsets()[tupleIndex(e.Name)]), asm.DWord))
 	case *ast.Index:
+		if g.inKernel(e) {
+			g.readScalar(e, t)
+			return
+		}
 		xt := g.typ(e.X)
 		at := int(g.constInt(e.I)) * xt.Elems[0].Size
 		if f := g.prog.Args[asField(e.X)]; f != nil {
@@ -190,6 +217,7 @@ func (g *gen) binary(e *ast.Binary) {
 	g.popSlot()
 	signed := sema.Signed(xt, yt)
 	if _, ok := aluOps[e.Op]; ok {
+		g.scalePointer(e.Op, xt, yt)
 		g.applyOp(e.Op, signed)
 		return
 	}
@@ -213,6 +241,24 @@ func (g *gen) binary(e *ast.Binary) {
 	g.place(yes)
 	g.emit(asm.Mov.Imm(asm.R0, 1))
 	g.place(end)
+}
+
+// scalePointer turns the integer side of pointer arithmetic, in R0 or R1,
+// into bytes: p + n moves n elements.
+func (g *gen) scalePointer(op token.Kind, xt, yt *sema.Type) {
+	if op != token.ADD && op != token.SUB {
+		return
+	}
+	switch {
+	case xt.Kind == sema.Pointer && yt.Kind != sema.Pointer:
+		if n := sema.PointeeSize(xt); n != 1 {
+			g.emit(asm.Mul.Imm(asm.R1, int32(n)))
+		}
+	case yt.Kind == sema.Pointer && xt.Kind != sema.Pointer && op == token.ADD:
+		if n := sema.PointeeSize(yt); n != 1 {
+			g.emit(asm.Mul.Imm(asm.R0, int32(n)))
+		}
+	}
 }
 
 func pick(signed bool, s, u asm.JumpOp) asm.JumpOp {
@@ -341,6 +387,10 @@ func (g *gen) composite(e ast.Expr, dst int) int {
 	if dst < 0 {
 		dst = g.alloc(t.Size)
 	}
+	if g.inKernel(e) {
+		g.readInto(e, t, dst)
+		return dst
+	}
 	switch e := e.(type) {
 	case *ast.StrLit:
 		g.storeBytes(dst, []byte(e.Value), t.Size)
@@ -384,6 +434,10 @@ func (g *gen) composite(e ast.Expr, dst int) int {
 		}
 		xt := g.typ(e.X)
 		src := g.composite(e.X, -1)
+		if xt.Kind == sema.Record {
+			g.copyMem(regScratch, dst, regScratch, src+g.prog.Members[e].Offset, t.Size)
+			return dst
+		}
 		g.copyMem(regScratch, dst, regScratch, src+xt.Offsets()[tupleIndex(e.Name)], t.Size)
 	case *ast.Ternary:
 		elseL, end := g.newLabel(), g.newLabel()

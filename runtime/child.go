@@ -11,10 +11,12 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// childEnv marks a gtrace process started to become the -c command: it
-// waits until tracing is set up, then execs the command. Starting the
-// child first gives cpid its value before the programs are compiled.
-const childEnv = "GTRACE_CHILD_EXEC"
+// holdScript is what a -c child runs until tracing is set up: a shell
+// waits for a line on fd 3, then execs the command. A small C program in
+// a blocking read makes almost no syscalls of its own before the
+// command's execve, which is traced, as bpftrace's forked child does; a
+// Go child would add its runtime's threads and timers to cpid.
+const holdScript = `read -r _ <&3 || exit 1; exec 3<&-; exec "$0" "$@"`
 
 // Child is a -c command held back until every probe is attached.
 type Child struct {
@@ -34,17 +36,11 @@ func StartChild(command string) (*Child, error) {
 	if err != nil {
 		return nil, fmt.Errorf("-c: %w", err)
 	}
-	self, err := os.Executable()
-	if err != nil {
-		return nil, err
-	}
 	r, w, err := os.Pipe()
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(self, args[1:]...)
-	cmd.Args[0] = args[0]
-	cmd.Env = append(os.Environ(), childEnv+"="+path)
+	cmd := exec.Command("/bin/sh", append([]string{"-c", holdScript, path}, args[1:]...)...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	cmd.ExtraFiles = []*os.File{r}
 	// The child must not outlive gtrace, even a killed one.
@@ -65,7 +61,7 @@ func StartChild(command string) (*Child, error) {
 
 // Release lets the child exec its command.
 func (c *Child) Release() {
-	c.release.Write([]byte{1})
+	c.release.Write([]byte{'\n'})
 	c.release.Close()
 }
 
@@ -76,25 +72,6 @@ func (c *Child) Done() <-chan struct{} { return c.done }
 func (c *Child) Kill() {
 	c.release.Close()
 	c.cmd.Process.Kill()
-}
-
-// ExecChildIfAsked turns this process into the -c command when it was
-// started by StartChild; otherwise it returns at once.
-func ExecChildIfAsked() {
-	path := os.Getenv(childEnv)
-	if path == "" {
-		return
-	}
-	os.Unsetenv(childEnv)
-	release := os.NewFile(3, "release")
-	var b [1]byte
-	if n, _ := release.Read(b[:]); n != 1 {
-		os.Exit(1) // tracing never started
-	}
-	release.Close()
-	err := unix.Exec(path, os.Args, os.Environ())
-	fmt.Fprintf(os.Stderr, "exec %s: %v\n", path, err)
-	os.Exit(127)
 }
 
 // WatchPid returns a channel closed when process pid has exited.

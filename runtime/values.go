@@ -72,6 +72,19 @@ func (d *decoder) value(t *sema.Type, b []byte) output.Value {
 		return output.Buffer(b[8 : 8+n])
 	case sema.Inet:
 		return output.Str(inet(le(b, 8), b[8:24]))
+	case sema.Pointer:
+		return output.Pointer(le(b, 8))
+	case sema.Record:
+		var fields []output.Field
+		for _, f := range sema.Fields(t) {
+			v := d.value(f.Type, b[f.Offset:])
+			if f.BitSize > 0 {
+				n := le(b[f.Offset:], (f.BitOffset+f.BitSize+7)/8) >> f.BitOffset & (1<<f.BitSize - 1)
+				v = output.Uint(n)
+			}
+			fields = append(fields, output.Field{Name: f.Name, Value: v})
+		}
+		return output.Record(fields...)
 	case sema.Array:
 		et := t.Elems[0]
 		elems := make([]output.Value, t.Len)

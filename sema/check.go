@@ -26,6 +26,9 @@ type Options struct {
 	// KernelType finds a struct, union or enum by its C name;
 	// kernel.KernelType when nil.
 	KernelType func(name string) (btf.Type, error)
+	// EnumValue finds a kernel enum value by name; kernel.EnumValue
+	// when nil.
+	EnumValue func(name string) (int64, bool)
 }
 
 // Check type-checks prog and expands its probes. Errors come back as one
@@ -44,6 +47,9 @@ func Check(prog *ast.Program, opts *Options) (*Info, diag.List) {
 	}
 	if c.opts.KernelType == nil {
 		c.opts.KernelType = kernel.KernelType
+	}
+	if c.opts.EnumValue == nil {
+		c.opts.EnumValue = kernel.EnumValue
 	}
 	c.expand(prog)
 	if len(c.errs) > 0 {
@@ -128,7 +134,8 @@ func (c *checker) checkProgs() {
 		*p = Prog{Probe: p.Probe, Node: p.Node,
 			Types: map[ast.Expr]*Type{}, Vars: map[*ast.Var]*Variable{},
 			Builtins: map[*ast.Ident]Builtin{}, Funcs: map[*ast.Call]Func{},
-			Args: map[*ast.Field]*ArgField{}, Consts: map[ast.Expr]int64{}}
+			Args: map[*ast.Field]*ArgField{}, Consts: map[ast.Expr]int64{},
+			Members: map[*ast.Field]Member{}}
 		c.prog = p
 		c.scopes = []map[string]*Variable{{}}
 		if p.Node.Pred != nil {
@@ -375,7 +382,7 @@ func (c *checker) keyType(t *Type, e ast.Expr) *Type {
 		return IntType(8, t.Signed)
 	case Bool:
 		return BoolT
-	case String, Tuple, KStack, Ksym, Timestamp, Buffer, Inet, Array, Invalid:
+	case String, Tuple, KStack, Ksym, Timestamp, Buffer, Inet, Array, Pointer, Record, Invalid:
 		return t
 	}
 	c.errorf(e, "Value of type '%s' can not be used as a map key", t)
@@ -392,7 +399,11 @@ func typeList(t *Type) string {
 // typeExpr resolves a type name as written in a cast or a let.
 func (c *checker) typeExpr(te *ast.TypeExpr) *Type {
 	if te.Ptr > 0 {
-		return Uint64
+		return c.pointerType(te)
+	}
+	if isCompositeName(te.Name) {
+		c.errorf(te, "Cannot cast to a %s value, only to a pointer: (%s *)", te.Name, te.Name)
+		return &Type{Kind: Invalid}
 	}
 	var t *Type
 	switch te.Name {
@@ -517,8 +528,7 @@ func (c *checker) exprType(e ast.Expr) *Type {
 			}
 			return Int64
 		}
-		c.errorf(e, "The %s operator needs kernel types, which are not supported yet", e.Op)
-		return nil
+		return c.unaryMemory(e, t)
 	case *ast.IncDec:
 		switch x := e.X.(type) {
 		case *ast.Var:
@@ -575,7 +585,7 @@ func (c *checker) exprType(e ast.Expr) *Type {
 	case *ast.Cast:
 		t := c.typeExpr(e.Type)
 		xt := c.expr(e.X)
-		if t.Kind == Int && xt.Kind != Int && xt.Kind != Bool && xt.Kind != Invalid {
+		if (t.Kind == Int || t.Kind == Pointer) && !isInt(xt) && xt.Kind != Invalid {
 			c.errorf(e, "Cannot cast from '%s' to '%s'", xt, t)
 		}
 		return t
@@ -584,6 +594,9 @@ func (c *checker) exprType(e ast.Expr) *Type {
 	case *ast.Index:
 		t := c.expr(e.X)
 		c.wantInt(e.I, c.expr(e.I))
+		if t.Kind == Pointer {
+			return c.deref(e, t)
+		}
 		if t.Kind != Array {
 			if t.Kind != Invalid {
 				c.errorf(e, "The [] operator can not be used on a value of type '%s'", t)
@@ -604,7 +617,7 @@ func (c *checker) exprType(e ast.Expr) *Type {
 }
 
 func (c *checker) wantInt(e ast.Expr, t *Type) {
-	if t.Kind != Int && t.Kind != Bool && t.Kind != Invalid {
+	if !isInt(t) && t.Kind != Invalid {
 		c.errorf(e, "Expected an integer, got '%s'", t)
 	}
 }
@@ -612,6 +625,10 @@ func (c *checker) wantInt(e ast.Expr, t *Type) {
 func (c *checker) ident(e *ast.Ident) *Type {
 	b := lookupBuiltin(e.Name)
 	if b == NoBuiltin {
+		if v, ok := c.opts.EnumValue(e.Name); ok {
+			c.prog.Consts[e] = v
+			return Int64
+		}
 		c.errorf(e, "Unknown identifier: '%s'", e.Name)
 		return nil
 	}
@@ -630,6 +647,10 @@ func (c *checker) ident(e *ast.Ident) *Type {
 	case BKstack:
 		if c.prog.Probe.Kind == probe.Begin || c.prog.Probe.Kind == probe.End {
 			return KStackT
+		}
+	case BCurtask:
+		if task, err := c.opts.KernelType("struct task_struct"); err == nil {
+			return &Type{Kind: Pointer, Size: 8, BTF: task}
 		}
 	}
 	return spec.typ
@@ -676,6 +697,9 @@ func (c *checker) field(e *ast.Field) *Type {
 		return nil
 	}
 	t := c.expr(e.X)
+	if t.Kind == Pointer || t.Kind == Record {
+		return c.recordField(e, t)
+	}
 	if t.Kind == Tuple {
 		i, err := strconv.Atoi(e.Name)
 		if err != nil || i < 0 || i >= len(t.Elems) {
@@ -717,18 +741,30 @@ func (c *checker) binary(e *ast.Binary) *Type {
 		c.errorf(e, "Type mismatch for '%s': comparing '%s' with '%s'", e.Op, a, b)
 		return nil
 	}
+	// A pointer plus or minus an integer is a pointer, moved in units of
+	// what it points to.
+	if a.Kind == Pointer && b.Kind != Pointer && (e.Op == token.ADD || e.Op == token.SUB) {
+		return a
+	}
+	if b.Kind == Pointer && a.Kind != Pointer && e.Op == token.ADD {
+		return b
+	}
 	// C's usual arithmetic conversions, on 64-bit values.
 	return IntType(8, Signed(a, b))
 }
 
-func isInt(t *Type) bool { return t.Kind == Int || t.Kind == Bool }
+// isInt reports whether t takes part in arithmetic: integers, bools and
+// pointers, as in C.
+func isInt(t *Type) bool { return t.Kind == Int || t.Kind == Bool || t.Kind == Pointer }
 
 // Signed reports whether arithmetic and comparisons between a and b are
 // signed after C's promotion to 64 bits: everything narrower becomes
 // int64, so only a 64-bit unsigned operand makes them unsigned.
 func Signed(a, b *Type) bool { return promotesSigned(a) && promotesSigned(b) }
 
-func promotesSigned(t *Type) bool { return t.Kind == Bool || t.Signed || t.Size < 8 }
+func promotesSigned(t *Type) bool {
+	return t.Kind == Bool || t.Kind != Pointer && (t.Signed || t.Size < 8)
+}
 
 // aggregation checks an aggregating call (count, hist...) and returns the
 // map value type it makes.

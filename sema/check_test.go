@@ -45,6 +45,9 @@ func fakeKernelType(name string) (btf.Type, error) {
 	return nil, fmt.Errorf("%s is not in the kernel's BTF", name)
 }
 
+// fakeEnumValue stands in for the kernel's enums: PAIR_B = 2.
+func fakeEnumValue(name string) (int64, bool) { return 2, name == "PAIR_B" }
+
 // fakeExpand resolves attach points without the kernel: tracepoints are
 // taken as written, wildcards and all.
 func fakeExpand(text string) ([]probe.Probe, error) {
@@ -65,7 +68,8 @@ func check(t *testing.T, src string, unsafe bool) (*Info, string) {
 	cfg := DefaultConfig()
 	cfg.Unsafe = unsafe
 	cfg.Params = []string{"7", "text"}
-	info, errs := Check(prog, &Options{Config: cfg, Expand: fakeExpand, Format: fakeFormat, KernelType: fakeKernelType})
+	info, errs := Check(prog, &Options{Config: cfg, Expand: fakeExpand, Format: fakeFormat,
+		KernelType: fakeKernelType, EnumValue: fakeEnumValue})
 	if len(errs) == 0 {
 		return info, ""
 	}
@@ -121,6 +125,14 @@ func TestCheckErrors(t *testing.T) {
 		{`BEGIN { $o = offsetof(1, a); }`, "offsetof() expects a struct or union type, such as offsetof(struct task_struct, pid)"},
 		{`BEGIN { $s = sizeof(struct nope); }`, "struct nope is not in the kernel's BTF"},
 		{`tracepoint:syscalls:sys_enter_read { printf("%s\n", func); }`, "The func builtin can not be used with 'tracepoint' probes"},
+		{`BEGIN { $p = (struct pair *)0; @x = $p->nope; }`, "Struct/union of type 'struct pair' does not contain a field named 'nope'"},
+		{`BEGIN { $p = (struct pair *)0; @x = $p->a->b; }`, "Can not access field 'b' on expression of type 'int32'"},
+		{`BEGIN { $p = (struct pair)0; }`, "Cannot cast to a struct pair value, only to a pointer: (struct pair *)"},
+		{`BEGIN { $p = (struct nope *)0; }`, "struct nope is not in the kernel's BTF"},
+		{`BEGIN { $p = (struct pair *)"a"; }`, "Cannot cast from 'string[2]' to 'struct pair *'"},
+		{`BEGIN { $x = *"a"; }`, "The * operator can not be applied to a value of type 'string[2]'"},
+		{`BEGIN { $x = &1; }`, "The & operator can not be applied to a value of type 'int64'"},
+		{`BEGIN { $x = NOT_AN_ENUM; }`, "Unknown identifier: 'NOT_AN_ENUM'"},
 		{`nope:x { }`, "invalid probe type: nope"},
 		{`// nothing`, "The program has no probes"},
 	}
@@ -155,6 +167,13 @@ func TestCheckTypes(t *testing.T) {
 		{`BEGIN { for ($i : 1..3) { @x = $i; } @y = len(@x); }`, "@y", "", "int64"},
 		{`BEGIN { @x[ntop(1)] = buf("ab"); }`, "@x", "inet", "buffer[3]"},
 		{`BEGIN { @x = strftime("%H", nsecs(tai)); }`, "@x", "", "timestamp"},
+		{`BEGIN { $p = (struct pair *)0; @x = $p->in.y + $p->c->a; }`, "@x", "", "int64"},
+		{`BEGIN { $p = (struct pair *)0; @x = $p->c; }`, "@x", "", "struct pair *"},
+		{`BEGIN { $p = (struct pair *)0; @x = $p->d; }`, "@x", "", "int32"},
+		{`BEGIN { $p = (struct pair *)0; @x = *$p; }`, "@x", "", "struct pair"},
+		{`BEGIN { $p = (struct pair *)0; @x = &$p->in; }`, "@x", "", "struct inner *"},
+		{`BEGIN { $p = (uint16 *)0; @x = $p + 3; }`, "@x", "", "uint16 *"},
+		{`BEGIN { @x = PAIR_B; }`, "@x", "", "int64"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.src, func(t *testing.T) {

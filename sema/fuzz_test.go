@@ -19,6 +19,9 @@ func FuzzCheck(f *testing.F) {
 		`interval:s:1 { @ = count(); print(@, 10, 2); zero(@); }`,
 		`BEGIN { @x += 1; @x++; --@x; $y -= 2; $y <<= 1; }`,
 		`BEGIN { unroll(3) { @u = sizeof(int32); } exit((int8)-1); }`,
+		`BEGIN { $p = (struct pair *)0; @x = $p->in.y + $p->c->a + offsetof(struct pair, b) + PAIR_B; $q = &$p->in; print(*$q); }`,
+		`BEGIN { for ($kv : @m) { @n[$kv.0] = len(@m); } for ($i : 0..3) { printf("%s
+", strftime("%H", nsecs)); } @m[1] = 2; }`,
 	} {
 		f.Add(s)
 	}
@@ -29,7 +32,8 @@ func FuzzCheck(f *testing.F) {
 			return
 		}
 		cfg := DefaultConfig()
-		info, errs := Check(prog, &Options{Config: cfg, Expand: fakeExpand, Format: fakeFormat})
+		info, errs := Check(prog, &Options{Config: cfg, Expand: fakeExpand, Format: fakeFormat,
+			KernelType: fakeKernelType, EnumValue: fakeEnumValue})
 		if info == nil && len(errs) == 0 {
 			t.Fatalf("no info and no errors for %q", src)
 		}

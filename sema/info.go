@@ -52,9 +52,11 @@ type Prog struct {
 	Builtins map[*ast.Ident]Builtin
 	Funcs    map[*ast.Call]Func
 	Args     map[*ast.Field]*ArgField
-	// Consts holds the values of sizeof and offsetof, known at compile
-	// time.
+	// Consts holds the values known at compile time: sizeof, offsetof
+	// and kernel enum values.
 	Consts map[ast.Expr]int64
+	// Members places each field access on a kernel struct or union.
+	Members map[*ast.Field]Member
 }
 
 // Variable is one declared scratch variable.

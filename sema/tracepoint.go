@@ -26,13 +26,30 @@ func (c *checker) argFields(f *kernel.Format) []*ArgField {
 		case kf.DataLoc || kf.ArrayLen > 0:
 			af.Type = nil // dynamic arrays other than strings need kernel types
 		case strings.Contains(kf.CType, "*"):
-			af.Type = Uint64
+			af.Type = c.argPointer(kf.CType)
 		case isIntSize(kf.Size):
 			af.Type = IntType(kf.Size, kf.Signed)
 		}
 		fields = append(fields, af)
 	}
 	return fields
+}
+
+// argPointer types a pointer field of a tracepoint record: a pointer to
+// a kernel struct or union can be followed with ->; any other pointer is
+// an address, as bpftrace 0.17's tools expect (str(args->filename)).
+func (c *checker) argPointer(ctype string) *Type {
+	base := strings.TrimSpace(strings.TrimPrefix(ctype, "const "))
+	name, stars, _ := strings.Cut(base, "*")
+	name = strings.TrimSpace(name)
+	if strings.TrimSpace(stars) != "" || !isCompositeName(name) || strings.HasPrefix(name, "enum ") {
+		return Uint64
+	}
+	t, err := c.opts.KernelType(name)
+	if err != nil {
+		return Uint64
+	}
+	return &Type{Kind: Pointer, Size: 8, BTF: t}
 }
 
 func isIntSize(n int) bool { return n == 1 || n == 2 || n == 4 || n == 8 }

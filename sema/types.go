@@ -3,6 +3,8 @@ package sema
 import (
 	"fmt"
 	"strings"
+
+	"github.com/cilium/ebpf/btf"
 )
 
 // Kind is the kind of a value's type.
@@ -25,6 +27,10 @@ const (
 	Timestamp
 	Inet  // ntop(): an 8-byte address family, then 16 address bytes
 	Array // a C array of Len elements of type Elems[0]
+	// Pointer is a kernel address; BTF is what it points to.
+	Pointer
+	// Record is a struct or union of kernel memory; BTF is its type.
+	Record
 )
 
 // AggKind says which aggregation a map holds.
@@ -58,8 +64,9 @@ type Type struct {
 	// min, max and step, checked to be constants.
 	HistBits          int64
 	LMin, LMax, LStep int64
-	Format            string // a Timestamp's strftime format
-	Len               int    // an Array's element count
+	Format            string   // a Timestamp's strftime format
+	Len               int      // an Array's element count
+	BTF               btf.Type // a Pointer's target, a Record's type
 }
 
 // Common types.
@@ -117,7 +124,7 @@ func (t *Type) Offsets() []int {
 // IsScalar reports whether a value of t fits in a register.
 func (t *Type) IsScalar() bool {
 	switch t.Kind {
-	case Int, Bool, KStack, Ksym, Timestamp:
+	case Int, Bool, KStack, Ksym, Timestamp, Pointer:
 		return true
 	}
 	return false
@@ -147,6 +154,8 @@ func Equal(a, b *Type) bool {
 		return a.Format == b.Format
 	case Array:
 		return a.Len == b.Len && Equal(a.Elems[0], b.Elems[0])
+	case Record:
+		return a.Size == b.Size && cName(a.BTF) == cName(b.BTF)
 	}
 	return true
 }
@@ -182,6 +191,10 @@ func (t *Type) String() string {
 		return "inet"
 	case Array:
 		return fmt.Sprintf("%s[%d]", t.Elems[0], t.Len)
+	case Pointer:
+		return cName(t.BTF) + " *"
+	case Record:
+		return cName(t.BTF)
 	case Void:
 		return "none"
 	}

@@ -52,7 +52,6 @@ ENVIRONMENT:
 `
 
 func main() {
-	runtime.ExecChildIfAsked()
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 

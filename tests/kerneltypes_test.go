@@ -1,0 +1,96 @@
+package tests
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/cilium/ebpf/btf"
+)
+
+// TestKernelTypes follows pointers into kernel and user memory with types
+// from BTF: a syscall's struct argument, curtask and its parent, struct
+// values, pointer arithmetic and address-of.
+func TestKernelTypes(t *testing.T) {
+	requireRoot(t)
+	script := `tracepoint:syscalls:sys_enter_clock_nanosleep /pid == cpid/ {
+		$t = (struct task_struct *)curtask;
+		printf("%d %d\n", args->rqtp->tv_sec, args.rqtp->tv_nsec);
+		printf("%s %d %s\n", $t->comm, $t->tgid == pid, $t->real_parent->comm);
+		print(*args->rqtp);
+		$p = args->rqtp;
+		printf("%d %d %d\n", ($p + 1) - $p, *(&$p->tv_nsec), $p[0].tv_nsec);
+	}`
+	r := gtrace(t, "-c", "/bin/sleep 0.25", "-e", script)
+	if r.code != 0 {
+		t.Fatalf("exit code %d, stderr:\n%s", r.code, r.stderr)
+	}
+	want := "0 250000000\nsleep 1 gtrace\n{ .tv_sec = 0, .tv_nsec = 250000000 }\n16 250000000 250000000\n"
+	if got := mapOutput(r.stdout); got != want {
+		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// TestKernelStructUnion reads a socket through a cast of a tracepoint's
+// void pointer: a nested struct, members of anonymous unions, a kernel
+// enum value by name.
+func TestKernelStructUnion(t *testing.T) {
+	requireRoot(t)
+	connect := "/bin/bash " + writeScript(t, "connect.sh", "echo > /dev/tcp/127.0.0.1/1\n")
+	script := `tracepoint:sock:inet_sock_set_state /pid == cpid && args->newstate == TCP_SYN_SENT/ {
+		$sk = (struct sock *)args->skaddr;
+		printf("%d %s %d %d\n", $sk->__sk_common.skc_family, ntop($sk->__sk_common.skc_daddr),
+			bswap($sk->__sk_common.skc_dport), $sk->__sk_common.skc_state == TCP_CLOSE);
+	}`
+	r := gtrace(t, "-c", connect, "-e", script)
+	if r.code != 0 {
+		t.Fatalf("exit code %d, stderr:\n%s", r.code, r.stderr)
+	}
+	// The tracepoint fires before the state changes: still TCP_CLOSE.
+	if got, want := mapOutput(r.stdout), "2 127.0.0.1 1 1\n"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// TestKernelEnum reads kernel enum values by name, checked against the
+// kernel's BTF read here.
+func TestKernelEnum(t *testing.T) {
+	requireRoot(t)
+	spec, err := btf.LoadKernelSpec()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, name := range []string{"skb_drop_reason", "tcp_ca_state"} {
+		var e *btf.Enum
+		if err := spec.TypeByName(name, &e); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, fmt.Sprintf("%s=%d", e.Values[1].Name, e.Values[1].Value))
+	}
+	names := []string{strings.Split(want[0], "=")[0], strings.Split(want[1], "=")[0]}
+	r := gtrace(t, "-e", fmt.Sprintf(`BEGIN { printf("%s=%%d %s=%%d\n", %s, %s); exit(); }`, names[0], names[1], names[0], names[1]))
+	if r.code != 0 {
+		t.Fatalf("exit code %d, stderr:\n%s", r.code, r.stderr)
+	}
+	if got := mapOutput(r.stdout); got != strings.Join(want, " ")+"\n" {
+		t.Errorf("got %q, want %q", got, strings.Join(want, " ")+"\n")
+	}
+}
+
+// TestChildQuiet checks that a -c child does nothing of its own before
+// the command: a few syscalls of the shell that waits, none of a Go
+// runtime.
+func TestChildQuiet(t *testing.T) {
+	requireRoot(t)
+	r := gtrace(t, "-c", "/bin/true", "-e", `tracepoint:raw_syscalls:sys_enter /pid == cpid && comm != "true"/ { @ = count(); }
+		tracepoint:syscalls:sys_enter_nanosleep,tracepoint:syscalls:sys_enter_futex /pid == cpid/ { @go = count(); }`)
+	if r.code != 0 {
+		t.Fatalf("exit code %d, stderr:\n%s", r.code, r.stderr)
+	}
+	out := mapOutput(r.stdout)
+	var n int
+	if _, err := fmt.Sscanf(out, "@: %d\n", &n); err != nil || n > 8 || strings.Contains(out, "@go") {
+		t.Errorf("the child made syscalls of its own before exec:\n%s", out)
+	}
+}
