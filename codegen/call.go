@@ -191,15 +191,7 @@ func (g *gen) scalarCall(call *ast.Call) {
 		fn := map[string]asm.BuiltinFunc{"boot": asm.FnKtimeGetBootNs, "monotonic": asm.FnKtimeGetNs, "tai": asm.FnKtimeGetTaiNs}[clock]
 		g.emit(fn.Call())
 	case sema.FKaddr:
-		name := args[0].(*ast.StrLit).Value
-		addr, ok := uint64(0), false
-		if g.opts.Kaddr != nil {
-			addr, ok = g.opts.Kaddr(name)
-		}
-		if !ok {
-			g.fail(call, "kaddr(): no kernel symbol %q", name)
-		}
-		g.loadImm(asm.R0, int64(addr))
+		g.loadImm(asm.R0, g.prog.Consts[call])
 	case sema.FBswap:
 		g.scalar(args[0])
 		t := g.typ(call)

@@ -37,8 +37,6 @@ type Options struct {
 	// Pid, when set, makes every probe but BEGIN and END ignore other
 	// processes (-p).
 	Pid uint32
-	// Kaddr resolves a kernel symbol for kaddr().
-	Kaddr func(name string) (uint64, bool)
 	// NumCPU is the number of possible CPUs, over which loops merge
 	// per-CPU values; the running machine's when 0.
 	NumCPU int
@@ -95,8 +93,12 @@ func Compile(info *sema.Info, opts *Options) (*Output, error) {
 			return nil, fmt.Errorf("%s: %w", p.Probe.Name, err)
 		}
 		name := fmt.Sprintf("p%d", i)
-		out.Spec.Programs[name] = &ebpf.ProgramSpec{Name: name, Type: p.Probe.ProgramType(),
-			Instructions: insns, License: "GPL"}
+		spec := &ebpf.ProgramSpec{Name: name, Type: p.Probe.ProgramType(),
+			Instructions: insns, License: "GPL", AttachType: p.Probe.AttachType()}
+		if spec.AttachType != 0 {
+			spec.AttachTo = p.Probe.Func()
+		}
+		out.Spec.Programs[name] = spec
 		out.Progs = append(out.Progs, &Program{Name: name, Prog: p})
 	}
 	if out.Stacks {

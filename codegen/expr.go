@@ -72,7 +72,11 @@ func (g *gen) scalar(e ast.Expr) {
 	case *ast.Field:
 		if f := g.prog.Args[e]; f != nil {
 			g.emit(asm.LoadMem(asm.R0, regCtx, int16(f.Offset), sizeOf(f.Size)))
-			g.extend(f.Type)
+			if f.Size > f.Type.Size {
+				g.truncate(f.Type) // an fentry argument in a 64-bit slot
+			} else {
+				g.extend(f.Type)
+			}
 			return
 		}
 		if g.inKernel(e) {
@@ -112,6 +116,12 @@ func (g *gen) scalar(e ast.Expr) {
 		g.fail(e, "unsupported expression %T", e)
 	}
 }
+
+// Offsets in x86_64's struct pt_regs, a kprobe's context: the registers
+// that carry the first six arguments, and the return value.
+var ptRegsArgs = [6]int16{112, 104, 96, 88, 72, 64} // di, si, dx, cx, r8, r9
+
+const ptRegsAX = 80
 
 // asField is e as a field access, or nil.
 func asField(e ast.Expr) *ast.Field {
@@ -362,9 +372,20 @@ func (g *gen) builtin(e *ast.Ident) {
 	case sema.BJiffies:
 		g.emit(asm.FnJiffies64.Call())
 	case sema.BArgN:
-		// A raw tracepoint's context is an array of u64 arguments.
 		n, _ := sema.ArgIndex(e.Name)
+		if g.prog.Probe.Kind == probe.Kprobe {
+			g.emit(asm.LoadMem(asm.R0, regCtx, ptRegsArgs[n], asm.DWord))
+			return
+		}
+		// A raw tracepoint's context is an array of u64 arguments.
 		g.emit(asm.LoadMem(asm.R0, regCtx, int16(8*n), asm.DWord))
+	case sema.BRetval:
+		if r := g.prog.Retval; r != nil {
+			g.emit(asm.LoadMem(asm.R0, regCtx, int16(r.Offset), asm.DWord))
+			g.truncate(r.Type)
+			return
+		}
+		g.emit(asm.LoadMem(asm.R0, regCtx, ptRegsAX, asm.DWord))
 	default:
 		g.fail(e, "builtin %s has no integer value", e.Name)
 	}
@@ -407,6 +428,8 @@ func (g *gen) composite(e ast.Expr, dst int) int {
 			g.emit(asm.Mov.Imm(asm.R2, int32(t.Size)), asm.FnGetCurrentComm.Call())
 		case sema.BProbe:
 			g.storeBytes(dst, []byte(g.prog.Probe.Name), t.Size)
+		case sema.BFunc:
+			g.storeBytes(dst, []byte(g.prog.Probe.Func()), t.Size)
 		default:
 			g.fail(e, "builtin %s has no value here", e.Name)
 		}

@@ -71,3 +71,17 @@ func EnumValue(name string) (int64, bool) {
 	v, ok := enumValues()[name]
 	return v, ok
 }
+
+// KernelFunc finds a kernel function's BTF description, for the typed
+// arguments of fentry and fexit probes.
+func KernelFunc(name string) (*btf.Func, error) {
+	spec, err := vmlinux()
+	if err != nil {
+		return nil, fmt.Errorf("kernel BTF: %w", err)
+	}
+	var fn *btf.Func
+	if err := spec.TypeByName(name, &fn); err != nil {
+		return nil, fmt.Errorf("function %s is not in the kernel's BTF: %w", name, err)
+	}
+	return fn, nil
+}

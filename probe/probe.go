@@ -21,6 +21,10 @@ const (
 	Profile
 	Software
 	Hardware
+	Kprobe
+	Kretprobe
+	Fentry
+	Fexit
 )
 
 // Probe is one concrete attach point after alias resolution and wildcard
@@ -37,6 +41,8 @@ type Probe struct {
 	// profile in time units, events for software and hardware.
 	// Freq, when set, is a sampling frequency in Hz instead.
 	Period, Freq uint64
+	// Offset is a kprobe's offset into its function.
+	Offset uint64
 }
 
 // ProgramType is the BPF program type that runs p.
@@ -44,11 +50,18 @@ func (p *Probe) ProgramType() ebpf.ProgramType {
 	return providers[p.Kind].progType
 }
 
+// AttachType is the attach type p's program is loaded with, for programs
+// bound to their target at load time (fentry, fexit); 0 otherwise.
+func (p *Probe) AttachType() ebpf.AttachType {
+	return providers[p.Kind].attachType
+}
+
 // provider describes one kind of attach point.
 type provider struct {
 	kind     Kind
 	names    []string // canonical name first, then aliases
-	progType ebpf.ProgramType
+	progType   ebpf.ProgramType
+	attachType ebpf.AttachType
 	// parse turns the parts after the provider name into probes; a
 	// wildcard may expand to several.
 	parse func(parts []string) ([]Probe, error)

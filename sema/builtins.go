@@ -31,7 +31,8 @@ const (
 	BNumaid
 	BJiffies
 	BArgN // arg0, arg1, ...: a raw tracepoint's arguments
-	BFunc // the traced function's name
+	BFunc   // the traced function's name
+	BRetval // the traced function's return value
 )
 
 type builtinSpec struct {
@@ -53,7 +54,7 @@ var builtins = [...]builtinSpec{
 	BCPU:     {name: "cpu", typ: Uint32},
 	BComm:    {name: "comm", typ: StringType(16)},
 	BKstack:  {name: "kstack", typ: KStackT},
-	BArgs:    {name: "args", probes: []probe.Kind{probe.Tracepoint}},
+	BArgs:    {name: "args", probes: []probe.Kind{probe.Tracepoint, probe.Fentry, probe.Fexit}},
 	BProbe:   {name: "probe"},
 	BCurtask: {name: "curtask", typ: Uint64},
 	BCgroup:  {name: "cgroup", typ: Uint64},
@@ -61,10 +62,9 @@ var builtins = [...]builtinSpec{
 	BCpid:    {name: "cpid", typ: Uint32},
 	BNumaid:  {name: "numaid", typ: Uint32},
 	BJiffies: {name: "jiffies", typ: Uint64},
-	BArgN:    {name: "argN", typ: Uint64, probes: []probe.Kind{probe.RawTracepoint}},
-	// func names the function of a kprobe, uprobe or fentry probe; no
-	// provider here traces functions yet.
-	BFunc: {name: "func", probes: []probe.Kind{}},
+	BArgN:    {name: "argN", typ: Uint64, probes: []probe.Kind{probe.RawTracepoint, probe.Kprobe}},
+	BFunc:    {name: "func", probes: []probe.Kind{probe.Kprobe, probe.Kretprobe, probe.Fentry, probe.Fexit}},
+	BRetval:  {name: "retval", typ: Int64, probes: []probe.Kind{probe.Kretprobe, probe.Fexit}},
 }
 
 func lookupBuiltin(name string) Builtin {

@@ -97,10 +97,18 @@ func (c *checker) call(call *ast.Call) *Type {
 		c.wantInt(args[0], c.expr(args[0]))
 		return KsymT
 	case FKaddr:
-		if _, ok := args[0].(*ast.StrLit); !ok {
+		name, ok := args[0].(*ast.StrLit)
+		if !ok {
 			c.errorf(args[0], "kaddr() expects a string literal")
+			return nil
 		}
 		c.expr(args[0])
+		addr, ok := c.opts.Kaddr(name.Value)
+		if !ok {
+			c.errorf(args[0], "kaddr(): no kernel symbol %q in /proc/kallsyms", name.Value)
+			return nil
+		}
+		c.prog.Consts[call] = int64(addr)
 		return Uint64
 	case FBswap:
 		t := c.expr(args[0])

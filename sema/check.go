@@ -14,6 +14,7 @@ import (
 	"gtrace/lang/diag"
 	"gtrace/lang/token"
 	"gtrace/probe"
+	"gtrace/symbol"
 )
 
 // Options are the checker's inputs beyond the program itself.
@@ -29,10 +30,16 @@ type Options struct {
 	// EnumValue finds a kernel enum value by name; kernel.EnumValue
 	// when nil.
 	EnumValue func(name string) (int64, bool)
+	// Func finds a kernel function for fentry and fexit arguments;
+	// kernel.KernelFunc when nil.
+	Func func(name string) (*btf.Func, error)
+	// Kaddr finds a kernel symbol's address for kaddr(); the running
+	// kernel's /proc/kallsyms when nil.
+	Kaddr func(name string) (uint64, bool)
 }
 
-// Check type-checks prog and expands its probes. Errors come back as one
-// sorted list; Info is nil when there are any.
+// Check type-checks prog and expands its probes. Errors and warnings
+// come back as one sorted list; Info is nil when there are errors.
 func Check(prog *ast.Program, opts *Options) (*Info, diag.List) {
 	if opts == nil {
 		opts = &Options{Config: DefaultConfig()}
@@ -51,8 +58,14 @@ func Check(prog *ast.Program, opts *Options) (*Info, diag.List) {
 	if c.opts.EnumValue == nil {
 		c.opts.EnumValue = kernel.EnumValue
 	}
+	if c.opts.Func == nil {
+		c.opts.Func = kernel.KernelFunc
+	}
+	if c.opts.Kaddr == nil {
+		c.opts.Kaddr = (&symbol.Kernel{}).Addr
+	}
 	c.expand(prog)
-	if len(c.errs) > 0 {
+	if c.errs.HasErrors() {
 		return nil, c.sorted()
 	}
 	// Map types are learned from assignments anywhere in the script, so a
@@ -68,10 +81,10 @@ func Check(prog *ast.Program, opts *Options) (*Info, diag.List) {
 		c.info.MapNames = append(c.info.MapNames, name)
 	}
 	sort.Strings(c.info.MapNames)
-	if len(c.errs) > 0 {
+	if c.errs.HasErrors() {
 		return nil, c.sorted()
 	}
-	return c.info, nil
+	return c.info, c.sorted()
 }
 
 type checker struct {
@@ -109,19 +122,32 @@ func (c *checker) expand(prog *ast.Program) {
 	}
 	total := 0
 	for _, p := range prog.Probes {
+		// A wildcard may match nothing, as long as the probe keeps an
+		// attach point, as in bpftrace v0.26.
+		n := 0
 		for _, ap := range p.Attach {
 			probes, err := c.opts.Expand(ap.Text)
 			if err != nil {
 				c.errorf(ap, "%v", err)
+				n = -1
 				continue
-			}
-			if len(probes) == 0 {
-				c.errorf(ap, "No probes matched %s", ap.Text)
 			}
 			for _, pr := range probes {
 				c.info.Progs = append(c.info.Progs, &Prog{Probe: pr, Node: p})
 			}
+			n += len(probes)
 			total += len(probes)
+		}
+		if n == 0 {
+			switch c.opts.Config.MissingProbes {
+			case "warn":
+				if !c.quiet {
+					c.errs.Warn(p.Attach[0].Span(), "Probe has no valid attach points. It is being removed which may cause issues with program behavior.")
+				}
+			case "ignore":
+			default:
+				c.errorf(p.Attach[0], "Probe has no valid attach points. If this is expected, set the 'missing_probes' config variable to 'warn'.")
+			}
 		}
 	}
 	if total > c.opts.Config.MaxProbes {
@@ -629,7 +655,11 @@ func (c *checker) ident(e *ast.Ident) *Type {
 			c.prog.Consts[e] = v
 			return Int64
 		}
-		c.errorf(e, "Unknown identifier: '%s'", e.Name)
+		msg := "Unknown identifier: '%s'"
+		if e.Name == strings.ToUpper(e.Name) { // looks like a C constant
+			msg += "; if it is a constant from a C header, add `#define %[1]s value` to the script"
+		}
+		c.errorf(e, msg, e.Name)
 		return nil
 	}
 	c.prog.Builtins[e] = b
@@ -638,10 +668,25 @@ func (c *checker) ident(e *ast.Ident) *Type {
 		c.errorf(e, "The %s builtin can not be used with '%s' probes", e.Name, c.providerName())
 		return nil
 	}
+	if n, _ := ArgIndex(e.Name); b == BArgN && c.prog.Probe.Kind == probe.Kprobe && n >= 6 {
+		c.errorf(e, "%s: a kprobe reads only the six arguments passed in registers, arg0 to arg5", e.Name)
+		return nil
+	}
 	switch b {
 	case BArgs:
 		c.errorf(e, "The args builtin must be followed by a field, such as args.%s", "name")
 		return nil
+	case BFunc:
+		return StringType(len(c.prog.Probe.Func()) + 1)
+	case BRetval:
+		if c.prog.Probe.Kind == probe.Fexit {
+			fa, err := c.funcArgs()
+			if err != nil {
+				c.errorf(e, "%v", err)
+				return nil
+			}
+			return fa.retval.Type
+		}
 	case BProbe:
 		return StringType(len(c.prog.Probe.Name) + 1)
 	case BKstack:
@@ -672,21 +717,21 @@ func (c *checker) providerName() string {
 
 func (c *checker) field(e *ast.Field) *Type {
 	if id, ok := e.X.(*ast.Ident); ok && id.Name == "args" {
-		if c.prog.Probe.Kind != probe.Tracepoint {
+		if !c.kindIn(builtins[BArgs].probes) {
 			c.errorf(id, "The args builtin can not be used with '%s' probes", c.providerName())
 			return nil
 		}
 		c.prog.Builtins[id] = BArgs
 		c.prog.Types[id] = VoidT
-		format, err := c.opts.Format(c.prog.Probe.Target, c.prog.Probe.Event)
+		fields, err := c.probeArgs()
 		if err != nil {
 			c.errorf(e, "%v", err)
 			return nil
 		}
-		for _, f := range c.argFields(format) {
+		for _, f := range fields {
 			if f.Name == e.Name {
 				if f.Type == nil {
-					c.errorf(e, "args.%s: array fields need kernel types, which are not supported yet", e.Name)
+					c.errorf(e, "args.%s has a type gtrace can not read", e.Name)
 					return nil
 				}
 				c.prog.Args[e] = f

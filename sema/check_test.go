@@ -45,6 +45,9 @@ func fakeKernelType(name string) (btf.Type, error) {
 	return nil, fmt.Errorf("%s is not in the kernel's BTF", name)
 }
 
+// fakeKaddr stands in for kallsyms: only jiffies exists.
+func fakeKaddr(name string) (uint64, bool) { return 0xffffffff82000000, name == "jiffies" }
+
 // fakeEnumValue stands in for the kernel's enums: PAIR_B = 2.
 func fakeEnumValue(name string) (int64, bool) { return 2, name == "PAIR_B" }
 
@@ -69,7 +72,7 @@ func check(t *testing.T, src string, unsafe bool) (*Info, string) {
 	cfg.Unsafe = unsafe
 	cfg.Params = []string{"7", "text"}
 	info, errs := Check(prog, &Options{Config: cfg, Expand: fakeExpand, Format: fakeFormat,
-		KernelType: fakeKernelType, EnumValue: fakeEnumValue})
+		KernelType: fakeKernelType, EnumValue: fakeEnumValue, Kaddr: fakeKaddr})
 	if len(errs) == 0 {
 		return info, ""
 	}
@@ -133,6 +136,12 @@ func TestCheckErrors(t *testing.T) {
 		{`BEGIN { $x = *"a"; }`, "The * operator can not be applied to a value of type 'string[2]'"},
 		{`BEGIN { $x = &1; }`, "The & operator can not be applied to a value of type 'int64'"},
 		{`BEGIN { $x = NOT_AN_ENUM; }`, "Unknown identifier: 'NOT_AN_ENUM'"},
+		{`BEGIN { $x = kaddr("nope"); }`, `kaddr(): no kernel symbol "nope" in /proc/kallsyms`},
+		{`kprobe:f { $x = arg6; }`, "arg6: a kprobe reads only the six arguments passed in registers, arg0 to arg5"},
+		{`kprobe:f { $x = retval; }`, "The retval builtin can not be used with 'kprobe' probes"},
+		{`kprobe:f { $x = args.a; }`, "The args builtin can not be used with 'kprobe' probes"},
+		{`kprobe:f+x { }`, `kprobe:f+x: invalid offset "x"`},
+		{`kretprobe:f+8 { }`, "kretprobe:f+8: an offset is only allowed on a single kprobe"},
 		{`nope:x { }`, "invalid probe type: nope"},
 		{`// nothing`, "The program has no probes"},
 	}
@@ -174,6 +183,9 @@ func TestCheckTypes(t *testing.T) {
 		{`BEGIN { $p = (struct pair *)0; @x = &$p->in; }`, "@x", "", "struct inner *"},
 		{`BEGIN { $p = (uint16 *)0; @x = $p + 3; }`, "@x", "", "uint16 *"},
 		{`BEGIN { @x = PAIR_B; }`, "@x", "", "int64"},
+		{`kprobe:vfs_read { @x = func; }`, "@x", "", "string[9]"},
+		{`kretprobe:vfs_read { @x[func] = retval; }`, "@x", "string[9]", "int64"},
+		{`BEGIN { @x = kaddr("jiffies"); }`, "@x", "", "uint64"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.src, func(t *testing.T) {

@@ -33,7 +33,7 @@ func FuzzCheck(f *testing.F) {
 		}
 		cfg := DefaultConfig()
 		info, errs := Check(prog, &Options{Config: cfg, Expand: fakeExpand, Format: fakeFormat,
-			KernelType: fakeKernelType, EnumValue: fakeEnumValue})
+			KernelType: fakeKernelType, EnumValue: fakeEnumValue, Kaddr: fakeKaddr})
 		if info == nil && len(errs) == 0 {
 			t.Fatalf("no info and no errors for %q", src)
 		}

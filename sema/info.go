@@ -14,11 +14,15 @@ type Config struct {
 	MaxProbes  int // attach points a script may expand to
 	Unsafe     bool
 	Params     []string // positional parameters $1..$N
+	// MissingProbes says what a probe whose attach points all matched
+	// nothing does: "error", "warn" (dropped with a warning) or
+	// "ignore" (dropped).
+	MissingProbes string
 }
 
 // DefaultConfig returns bpftrace's defaults.
 func DefaultConfig() Config {
-	return Config{MaxStrlen: 1024, MaxMapKeys: 4096, MaxProbes: 1024}
+	return Config{MaxStrlen: 1024, MaxMapKeys: 4096, MaxProbes: 1024, MissingProbes: "error"}
 }
 
 // Info is what the checker found out about a program.
@@ -57,6 +61,8 @@ type Prog struct {
 	Consts map[ast.Expr]int64
 	// Members places each field access on a kernel struct or union.
 	Members map[*ast.Field]Member
+	// Retval is where fexit finds the return value; nil elsewhere.
+	Retval *ArgField
 }
 
 // Variable is one declared scratch variable.

@@ -4,7 +4,10 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/cilium/ebpf/btf"
+
 	"gtrace/kernel"
+	"gtrace/probe"
 )
 
 // argFields types the fields of a tracepoint's format for args.
@@ -61,4 +64,51 @@ func tracepointFormat(category, event string) (*kernel.Format, error) {
 		return nil, fmt.Errorf("can not read the format of tracepoint:%s:%s: %v", category, event, err)
 	}
 	return f, nil
+}
+
+// probeArgs lists the fields of args: a tracepoint's record, or an
+// fentry or fexit function's parameters.
+func (c *checker) probeArgs() ([]*ArgField, error) {
+	if k := c.prog.Probe.Kind; k == probe.Fentry || k == probe.Fexit {
+		fa, err := c.funcArgs()
+		if err != nil {
+			return nil, err
+		}
+		return fa.params, nil
+	}
+	format, err := c.opts.Format(c.prog.Probe.Target, c.prog.Probe.Event)
+	if err != nil {
+		return nil, err
+	}
+	return c.argFields(format), nil
+}
+
+// funcArgs are an fentry or fexit program's arguments: the context is
+// an array of 64-bit words, the parameters in order, then for fexit the
+// return value.
+type funcArgs struct {
+	params []*ArgField
+	retval *ArgField
+}
+
+func (c *checker) funcArgs() (*funcArgs, error) {
+	fn, err := c.opts.Func(c.prog.Probe.Func())
+	if err != nil {
+		return nil, err
+	}
+	proto, ok := fn.Type.(*btf.FuncProto)
+	if !ok {
+		return nil, fmt.Errorf("%s has no prototype in the kernel's BTF", fn.Name)
+	}
+	fa := &funcArgs{}
+	for i, p := range proto.Params {
+		fa.params = append(fa.params, &ArgField{Name: p.Name, Offset: 8 * i, Size: 8, Type: fromBTF(p.Type)})
+	}
+	ret := fromBTF(proto.Return)
+	if ret == nil || !ret.IsScalar() {
+		ret = Int64
+	}
+	fa.retval = &ArgField{Name: "retval", Offset: 8 * len(proto.Params), Size: 8, Type: ret}
+	c.prog.Retval = fa.retval
+	return fa, nil
 }

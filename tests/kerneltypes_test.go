@@ -94,3 +94,16 @@ func TestChildQuiet(t *testing.T) {
 		t.Errorf("the child made syscalls of its own before exec:\n%s", out)
 	}
 }
+
+// TestKprobeLoads compiles kprobe, kretprobe and wildcard programs and
+// loads them through the verifier. This kernel can load them but has no
+// kprobes to attach them to; the VM tests attach them.
+func TestKprobeLoads(t *testing.T) {
+	requireRoot(t)
+	r := gtrace(t, "--dry-run", "-e", `kprobe:vfs_read { @[func, arg2] = count(); }
+		kretprobe:vfs_read { @r = hist(retval); }
+		kprobe:vfs_read* { @n[probe] = count(); }`)
+	if r.code != 0 {
+		t.Fatalf("exit code %d, stderr:\n%s", r.code, r.stderr)
+	}
+}

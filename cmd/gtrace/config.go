@@ -18,6 +18,18 @@ var settings = map[string]func(*sema.Config) *int{
 	"max_probes":   func(c *sema.Config) *int { return &c.MaxProbes },
 }
 
+// choices maps the config keys that take a word to their setters.
+var choices = map[string]func(*sema.Config, string) error{
+	"missing_probes": func(c *sema.Config, v string) error {
+		switch v {
+		case "error", "warn", "ignore":
+			c.MissingProbes = v
+			return nil
+		}
+		return fmt.Errorf("want error, warn or ignore, got %q", v)
+	},
+}
+
 // config builds the checker's settings: defaults, then the environment,
 // then the script's config block, then the command line.
 func config(prog *ast.Program, o *options) (sema.Config, error) {
@@ -32,8 +44,30 @@ func config(prog *ast.Program, o *options) (sema.Config, error) {
 			*field(&cfg) = n
 		}
 	}
+	for key, set := range choices {
+		env := "BPFTRACE_" + strings.ToUpper(key)
+		if s, ok := os.LookupEnv(env); ok {
+			if err := set(&cfg, s); err != nil {
+				return cfg, fmt.Errorf("%s: %w", env, err)
+			}
+		}
+	}
 	for _, e := range prog.Config {
-		field, ok := settings[strings.TrimPrefix(strings.ToLower(e.Key), "bpftrace_")]
+		key := strings.TrimPrefix(strings.ToLower(e.Key), "bpftrace_")
+		if set, ok := choices[key]; ok {
+			var word string
+			switch v := e.Value.(type) {
+			case *ast.Ident:
+				word = v.Name
+			case *ast.StrLit:
+				word = v.Value
+			}
+			if err := set(&cfg, word); err != nil {
+				return cfg, fmt.Errorf("config setting %s: %w", e.Key, err)
+			}
+			continue
+		}
+		field, ok := settings[key]
 		if !ok {
 			return cfg, fmt.Errorf("unknown config setting: %s", e.Key)
 		}

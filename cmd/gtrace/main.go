@@ -11,13 +11,13 @@ import (
 	"gtrace/codegen"
 	"gtrace/kernel"
 	"gtrace/lang/ast"
+	"gtrace/lang/cpp"
 	"gtrace/lang/diag"
 	"gtrace/lang/parser"
 	"gtrace/lang/token"
 	"gtrace/output"
 	"gtrace/runtime"
 	"gtrace/sema"
-	"gtrace/symbol"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -269,9 +269,14 @@ func trace(o *options, stdout, stderr io.Writer) error {
 		}
 	}
 	file := token.NewFile(name, src)
-	prog, errs := parser.ParseFile(file)
+	pre, errs := cpp.Preprocess(file)
 	if errs.HasErrors() {
 		diag.Render(stderr, file, errs)
+		return exitCode(1)
+	}
+	prog, errs := parser.ParseFile(pre.File)
+	if errs.HasErrors() {
+		diag.Render(stderr, file, pre.Errors(errs))
 		return exitCode(1)
 	}
 	// As in bpftrace v0.26, -d prints and the program still runs. bpftrace
@@ -279,7 +284,7 @@ func trace(o *options, stdout, stderr io.Writer) error {
 	// tree as the parser made it, so it is printed once.
 	if o.debug.ast {
 		fmt.Fprint(stderr, "AST after: parse\n-------------------\n")
-		ast.Print(stderr, prog, src)
+		ast.Print(stderr, prog, pre.File.Src)
 		fmt.Fprintln(stderr)
 	}
 	cfg, err := config(prog, o)
@@ -288,7 +293,7 @@ func trace(o *options, stdout, stderr io.Writer) error {
 	}
 
 	var child *runtime.Child
-	cgOpts := &codegen.Options{Kaddr: (&symbol.Kernel{}).Addr}
+	cgOpts := &codegen.Options{}
 	if o.command != "" {
 		if child, err = runtime.StartChild(o.command); err != nil {
 			return err
@@ -299,8 +304,10 @@ func trace(o *options, stdout, stderr io.Writer) error {
 	cgOpts.Pid = uint32(o.pid)
 
 	info, errs := sema.Check(prog, &sema.Options{Config: cfg})
+	if len(errs) > 0 {
+		diag.Render(stderr, file, pre.Errors(errs)) // errors, or warnings only
+	}
 	if errs.HasErrors() {
-		diag.Render(stderr, file, errs)
 		return exitCode(1)
 	}
 	out, err := codegen.Compile(info, cgOpts)

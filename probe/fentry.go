@@ -1,0 +1,55 @@
+package probe
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/link"
+
+	"gtrace/kernel"
+)
+
+func init() {
+	register(&provider{kind: Fentry, names: []string{"fentry", "f", "kfunc"},
+		progType: ebpf.Tracing, attachType: ebpf.AttachTraceFEntry,
+		parse: parseFentry(Fentry), attach: attachFentry})
+	register(&provider{kind: Fexit, names: []string{"fexit", "fr", "kretfunc"},
+		progType: ebpf.Tracing, attachType: ebpf.AttachTraceFExit,
+		parse: parseFentry(Fexit), attach: attachFentry})
+}
+
+// parseFentry accepts fentry:func, fentry:module:func and wildcards.
+// The program is bound to its function when it is loaded.
+func parseFentry(kind Kind) func(parts []string) ([]Probe, error) {
+	name := "fentry"
+	if kind == Fexit {
+		name = "fexit"
+	}
+	return func(parts []string) ([]Probe, error) {
+		if len(parts) < 1 || len(parts) > 2 || parts[len(parts)-1] == "" {
+			return nil, fmt.Errorf("%s probe must have the form %s:[module:]function", name, name)
+		}
+		fn := strings.Join(parts, ":")
+		funcs := []string{fn}
+		if kernel.HasWildcard(fn) {
+			var err error
+			if funcs, err = kernel.ExpandFunctions(fn); err != nil {
+				return nil, err
+			}
+		}
+		probes := make([]Probe, 0, len(funcs))
+		for _, f := range funcs {
+			probes = append(probes, Probe{Kind: kind, Name: name + ":" + f, Event: f})
+		}
+		return probes, nil
+	}
+}
+
+func attachFentry(p *Probe, prog *ebpf.Program) ([]link.Link, error) {
+	l, err := link.AttachTracing(link.TracingOptions{Program: prog})
+	if err != nil {
+		return nil, err
+	}
+	return []link.Link{l}, nil
+}

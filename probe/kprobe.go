@@ -1,0 +1,93 @@
+package probe
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/link"
+
+	"gtrace/kernel"
+)
+
+func init() {
+	register(&provider{kind: Kprobe, names: []string{"kprobe", "k"},
+		progType: ebpf.Kprobe, parse: parseKprobe(Kprobe), attach: attachKprobe})
+	register(&provider{kind: Kretprobe, names: []string{"kretprobe", "kr"},
+		progType: ebpf.Kprobe, parse: parseKprobe(Kretprobe), attach: attachKprobe})
+}
+
+// parseKprobe accepts kprobe:func, kprobe:func+offset, kprobe:module:func
+// and wildcards over the functions tracefs lists as traceable.
+func parseKprobe(kind Kind) func(parts []string) ([]Probe, error) {
+	return func(parts []string) ([]Probe, error) {
+		name := "kprobe"
+		if kind == Kretprobe {
+			name = "kretprobe"
+		}
+		if len(parts) < 1 || len(parts) > 2 || parts[len(parts)-1] == "" {
+			return nil, fmt.Errorf("%s probe must have the form %s:[module:]function", name, name)
+		}
+		fn := strings.Join(parts, ":")
+		var offset uint64
+		if f, off, ok := strings.Cut(fn, "+"); ok {
+			if kind == Kretprobe || kernel.HasWildcard(fn) {
+				return nil, fmt.Errorf("%s:%s: an offset is only allowed on a single kprobe", name, fn)
+			}
+			n, err := strconv.ParseUint(off, 0, 64)
+			if err != nil {
+				return nil, fmt.Errorf("%s:%s: invalid offset %q", name, fn, off)
+			}
+			fn, offset = f, n
+		}
+		funcs := []string{fn}
+		if kernel.HasWildcard(fn) {
+			var err error
+			if funcs, err = kernel.ExpandFunctions(fn); err != nil {
+				return nil, err
+			}
+		}
+		probes := make([]Probe, 0, len(funcs))
+		for _, f := range funcs {
+			p := Probe{Kind: kind, Name: name + ":" + f, Event: f, Offset: offset}
+			if offset != 0 {
+				p.Name += "+" + strconv.FormatUint(offset, 10)
+			}
+			probes = append(probes, p)
+		}
+		return probes, nil
+	}
+}
+
+// attachKprobe attaches through the kprobe PMU, so that the probe goes
+// away with gtrace's file descriptors.
+func attachKprobe(p *Probe, prog *ebpf.Program) ([]link.Link, error) {
+	fn := p.Func() // the kernel finds module functions by name
+	var l link.Link
+	var err error
+	if p.Kind == Kretprobe {
+		l, err = link.Kretprobe(fn, prog, nil)
+	} else {
+		l, err = link.Kprobe(fn, prog, &link.KprobeOptions{Offset: p.Offset})
+	}
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("this kernel has no kprobes (neither a kprobe PMU nor tracefs kprobe_events): %w", err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return []link.Link{l}, nil
+}
+
+// Func is the name of the kernel function a probe is on, for the func
+// builtin: without a module prefix.
+func (p *Probe) Func() string {
+	fn := p.Event
+	if i := strings.LastIndex(fn, ":"); i >= 0 {
+		fn = fn[i+1:]
+	}
+	return fn
+}
