@@ -58,8 +58,8 @@ func (p *Probe) AttachType() ebpf.AttachType {
 
 // provider describes one kind of attach point.
 type provider struct {
-	kind     Kind
-	names    []string // canonical name first, then aliases
+	kind       Kind
+	names      []string // canonical name first, then aliases
 	progType   ebpf.ProgramType
 	attachType ebpf.AttachType
 	// parse turns the parts after the provider name into probes; a

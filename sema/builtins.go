@@ -30,7 +30,7 @@ const (
 	BCpid
 	BNumaid
 	BJiffies
-	BArgN // arg0, arg1, ...: a raw tracepoint's arguments
+	BArgN   // arg0, arg1, ...: a raw tracepoint's arguments
 	BFunc   // the traced function's name
 	BRetval // the traced function's return value
 )
