@@ -117,7 +117,7 @@ func (g *gen) scalar(e ast.Expr) {
 	}
 }
 
-// Offsets in x86_64's struct pt_regs, a kprobe's context: the registers
+// Offsets in x86_64's struct pt_regs, a kprobe's and a uprobe's context: the registers
 // that carry the first six arguments, and the return value.
 var ptRegsArgs = [6]int16{112, 104, 96, 88, 72, 64} // di, si, dx, cx, r8, r9
 
@@ -373,7 +373,7 @@ func (g *gen) builtin(e *ast.Ident) {
 		g.emit(asm.FnJiffies64.Call())
 	case sema.BArgN:
 		n, _ := sema.ArgIndex(e.Name)
-		if g.prog.Probe.Kind == probe.Kprobe {
+		if g.prog.Probe.PtRegs() {
 			g.emit(asm.LoadMem(asm.R0, regCtx, ptRegsArgs[n], asm.DWord))
 			return
 		}

@@ -131,16 +131,20 @@ func (g *gen) program() (asm.Instructions, error) {
 	g.stack = 8
 	if hasLoops(g.prog.Node) {
 		// Loop callbacks reach the context and the variables through
-		// this frame, and read variables the verifier must see written.
+		// this frame.
 		g.stack = -slotReturn
 		g.emit(asm.StoreMem(asm.RFP, slotCtx, regCtx, asm.DWord))
-		g.reserveVars()
+	}
+	// Variables start at zero, as in bpftrace; the verifier also refuses
+	// to read a slot that a path did not write, such as a variable
+	// assigned in one branch of an if.
+	first := g.stack
+	g.reserveVars()
+	if g.stack > first {
 		g.emit(asm.Mov.Imm(asm.R1, 0))
-		for off := -g.stack; off < slotReturn; off += 8 {
+		for off := -g.stack; off < -first; off += 8 {
 			g.emit(asm.StoreMem(asm.RFP, int16(off), asm.R1, asm.DWord))
 		}
-	} else {
-		g.reserveVars()
 	}
 	if k := g.prog.Probe.Kind; g.opts.Pid != 0 && k != probe.Begin && k != probe.End {
 		g.emit(asm.FnGetCurrentPidTgid.Call(), asm.RSh.Imm(asm.R0, 32))

@@ -46,7 +46,7 @@ func parseFentry(kind Kind) func(parts []string) ([]Probe, error) {
 	}
 }
 
-func attachFentry(p *Probe, prog *ebpf.Program) ([]link.Link, error) {
+func attachFentry(p *Probe, prog *ebpf.Program, _ int) ([]link.Link, error) {
 	l, err := link.AttachTracing(link.TracingOptions{Program: prog})
 	if err != nil {
 		return nil, err

@@ -64,7 +64,7 @@ func parseKprobe(kind Kind) func(parts []string) ([]Probe, error) {
 
 // attachKprobe attaches through the kprobe PMU, so that the probe goes
 // away with gtrace's file descriptors.
-func attachKprobe(p *Probe, prog *ebpf.Program) ([]link.Link, error) {
+func attachKprobe(p *Probe, prog *ebpf.Program, _ int) ([]link.Link, error) {
 	fn := p.Func() // the kernel finds module functions by name
 	var l link.Link
 	var err error

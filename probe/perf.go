@@ -86,7 +86,7 @@ func counted(k Kind, name string) func([]string) ([]Probe, error) {
 	}
 }
 
-func attachPerf(p *Probe, prog *ebpf.Program) ([]link.Link, error) {
+func attachPerf(p *Probe, prog *ebpf.Program, _ int) ([]link.Link, error) {
 	typ, config := uint32(unix.PERF_TYPE_SOFTWARE), uint64(unix.PERF_COUNT_SW_CPU_CLOCK)
 	if p.Kind == Software || p.Kind == Hardware {
 		ev, t, _ := lookupPerfEvent(p.Kind, p.Event)

@@ -25,6 +25,8 @@ const (
 	Kretprobe
 	Fentry
 	Fexit
+	Uprobe
+	Uretprobe
 )
 
 // Probe is one concrete attach point after alias resolution and wildcard
@@ -41,8 +43,21 @@ type Probe struct {
 	// profile in time units, events for software and hardware.
 	// Freq, when set, is a sampling frequency in Hz instead.
 	Period, Freq uint64
-	// Offset is a kprobe's offset into its function.
+	// Offset is a kprobe's or uprobe's offset into its function.
 	Offset uint64
+	// Address is a uprobe's address in its binary, instead of a
+	// function name.
+	Address uint64
+}
+
+// PtRegs reports whether p's programs see the traced registers, struct
+// pt_regs, as their context: kprobes and uprobes.
+func (p *Probe) PtRegs() bool {
+	switch p.Kind {
+	case Kprobe, Kretprobe, Uprobe, Uretprobe:
+		return true
+	}
+	return false
 }
 
 // ProgramType is the BPF program type that runs p.
@@ -67,7 +82,7 @@ type provider struct {
 	parse func(parts []string) ([]Probe, error)
 	// attach attaches prog to p; nil for probes that are run, not
 	// attached (BEGIN and END).
-	attach func(p *Probe, prog *ebpf.Program) ([]link.Link, error)
+	attach func(p *Probe, prog *ebpf.Program, pid int) ([]link.Link, error)
 }
 
 // providers lists every provider gtrace knows.
@@ -115,13 +130,14 @@ func splitParts(text string) []string {
 }
 
 // Attach attaches prog to p. The returned links detach when closed, and
-// when the process dies, so nothing is left behind.
-func Attach(p *Probe, prog *ebpf.Program) ([]link.Link, error) {
+// when the process dies, so nothing is left behind. pid, when not 0,
+// limits user-space probes to that process (-p, -c).
+func Attach(p *Probe, prog *ebpf.Program, pid int) ([]link.Link, error) {
 	pr := providers[p.Kind]
 	if pr.attach == nil {
 		return nil, fmt.Errorf("%s probes are run, not attached", p.Name)
 	}
-	links, err := pr.attach(p, prog)
+	links, err := pr.attach(p, prog, pid)
 	if err != nil {
 		return nil, fmt.Errorf("attach %s: %w", p.Name, err)
 	}

@@ -22,7 +22,7 @@ func parseRawTracepoint(parts []string) ([]Probe, error) {
 	return []Probe{{Kind: RawTracepoint, Name: "rawtracepoint:" + name, Event: name}}, nil
 }
 
-func attachRawTracepoint(p *Probe, prog *ebpf.Program) ([]link.Link, error) {
+func attachRawTracepoint(p *Probe, prog *ebpf.Program, _ int) ([]link.Link, error) {
 	l, err := link.AttachRawTracepoint(link.RawTracepointOptions{Name: p.Event, Program: prog})
 	if err != nil {
 		return nil, err

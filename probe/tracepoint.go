@@ -35,7 +35,7 @@ func parseTracepoint(parts []string) ([]Probe, error) {
 	return probes, nil
 }
 
-func attachTracepoint(p *Probe, prog *ebpf.Program) ([]link.Link, error) {
+func attachTracepoint(p *Probe, prog *ebpf.Program, _ int) ([]link.Link, error) {
 	l, err := link.Tracepoint(p.Target, p.Event, prog, nil)
 	if err != nil {
 		return nil, err

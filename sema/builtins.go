@@ -62,9 +62,10 @@ var builtins = [...]builtinSpec{
 	BCpid:    {name: "cpid", typ: Uint32},
 	BNumaid:  {name: "numaid", typ: Uint32},
 	BJiffies: {name: "jiffies", typ: Uint64},
-	BArgN:    {name: "argN", typ: Uint64, probes: []probe.Kind{probe.RawTracepoint, probe.Kprobe}},
-	BFunc:    {name: "func", probes: []probe.Kind{probe.Kprobe, probe.Kretprobe, probe.Fentry, probe.Fexit}},
-	BRetval:  {name: "retval", typ: Int64, probes: []probe.Kind{probe.Kretprobe, probe.Fexit}},
+	BArgN:    {name: "argN", typ: Uint64, probes: []probe.Kind{probe.RawTracepoint, probe.Kprobe, probe.Uprobe}},
+	BFunc: {name: "func", probes: []probe.Kind{probe.Kprobe, probe.Kretprobe, probe.Fentry, probe.Fexit,
+		probe.Uprobe, probe.Uretprobe}},
+	BRetval: {name: "retval", typ: Int64, probes: []probe.Kind{probe.Kretprobe, probe.Fexit, probe.Uretprobe}},
 }
 
 func lookupBuiltin(name string) Builtin {

@@ -195,6 +195,17 @@ func (c *checker) declare(v *ast.Var, t *Type) *Variable {
 	return nv
 }
 
+// declareImplicit declares a variable first met in an assignment. Only
+// let gives a variable a block's scope: bpftrace 0.17's tools assign a
+// variable in both branches of an if and read it after, which makes it
+// the probe's.
+func (c *checker) declareImplicit(v *ast.Var, t *Type) *Variable {
+	nv := &Variable{Name: v.Name, Type: t}
+	c.scopes[0][v.Name] = nv
+	c.prog.Vars[v] = nv
+	return nv
+}
+
 func (c *checker) stmt(s ast.Stmt) {
 	switch s := s.(type) {
 	case *ast.Block:
@@ -295,7 +306,7 @@ func (c *checker) assign(s *ast.AssignStmt) {
 		v := c.lookupVar(l.Name)
 		switch {
 		case v == nil:
-			v = c.declare(l, rt)
+			v = c.declareImplicit(l, rt)
 		case v.Type == nil:
 			v.Type = rt
 		case !c.assignable(v.Type, rt):
@@ -561,7 +572,7 @@ func (c *checker) exprType(e ast.Expr) *Type {
 			v := c.lookupVar(x.Name)
 			if v == nil {
 				// bpftrace lets $x++ declare $x as 0.
-				v = c.declare(x, Int64)
+				v = c.declareImplicit(x, Int64)
 			}
 			c.prog.Vars[x] = v
 			c.wantInt(x, v.Type)
@@ -668,8 +679,8 @@ func (c *checker) ident(e *ast.Ident) *Type {
 		c.errorf(e, "The %s builtin can not be used with '%s' probes", e.Name, c.providerName())
 		return nil
 	}
-	if n, _ := ArgIndex(e.Name); b == BArgN && c.prog.Probe.Kind == probe.Kprobe && n >= 6 {
-		c.errorf(e, "%s: a kprobe reads only the six arguments passed in registers, arg0 to arg5", e.Name)
+	if n, _ := ArgIndex(e.Name); b == BArgN && c.prog.Probe.PtRegs() && n >= 6 {
+		c.errorf(e, "%s: a %s reads only the six arguments passed in registers, arg0 to arg5", e.Name, c.providerName())
 		return nil
 	}
 	switch b {

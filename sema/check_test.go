@@ -142,6 +142,10 @@ func TestCheckErrors(t *testing.T) {
 		{`kprobe:f { $x = args.a; }`, "The args builtin can not be used with 'kprobe' probes"},
 		{`kprobe:f+x { }`, `kprobe:f+x: invalid offset "x"`},
 		{`kretprobe:f+8 { }`, "kretprobe:f+8: an offset is only allowed on a single kprobe"},
+		{`uprobe:/nonexistent/bin:f { }`, "/nonexistent/bin is not an ELF file"},
+		{`uprobe:libnope_gtrace:f { }`, "could not find libnope_gtrace: not a path, a library in /lib/x86_64-linux-gnu, /usr/lib/x86_64-linux-gnu, /lib64, /usr/lib64, /lib, /usr/lib, /usr/local/lib, /usr/local/lib/x86_64-linux-gnu, nor a program in PATH"},
+		{`BEGIN { if (1) { $a = 1; } else { $a = 2; } @x = $a; }`, ""},
+		{`BEGIN { if (1) { let $a = 1; } @x = $a; }`, "Undefined or undeclared variable: $a"},
 		{`nope:x { }`, "invalid probe type: nope"},
 		{`// nothing`, "The program has no probes"},
 	}

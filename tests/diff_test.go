@@ -109,6 +109,8 @@ func TestDifferential(t *testing.T) {
 		{"join", "/bin/echo a bb ccc", `tracepoint:syscalls:sys_enter_execve /pid == cpid/ { join(args->argv); join(args->argv, "-"); }`, nil},
 		{"array argument", dd("bs=1 count=3"),
 			`tracepoint:raw_syscalls:sys_enter /pid == cpid && args->id == 0/ { @[args->args[0], args->args[2]] = count(); }`, nil},
+		{"uprobe libc read", dd("bs=1 count=7"), `uprobe:libc:read /pid == cpid/ { @reads = count(); @fd[arg0] = count(); }
+			uretprobe:libc:read /pid == cpid/ { @ret[retval] = count(); }`, nil},
 		{"sizeof", ddOneByte, `BEGIN { printf("%d %d %d %d\n", sizeof(struct task_struct), sizeof(struct list_head), sizeof(uint32), sizeof(int8)); exit(); }`, nil},
 		{"begin end", ddOneByte,
 			`BEGIN { printf("start\n"); } ` + reads + ` { @n = count(); } END { printf("end %d\n", 1); }`, nil},

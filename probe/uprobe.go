@@ -1,0 +1,107 @@
+package probe
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/link"
+
+	"gtrace/kernel"
+	"gtrace/symbol"
+)
+
+func init() {
+	register(&provider{kind: Uprobe, names: []string{"uprobe", "u"},
+		progType: ebpf.Kprobe, parse: parseUprobe(Uprobe), attach: attachUprobe})
+	register(&provider{kind: Uretprobe, names: []string{"uretprobe", "ur"},
+		progType: ebpf.Kprobe, parse: parseUprobe(Uretprobe), attach: attachUprobe})
+}
+
+// parseUprobe accepts uprobe:BINARY:func, uprobe:BINARY:func+offset,
+// uprobe:BINARY:0xaddress and wildcards over the binary's functions.
+// BINARY is a path, or a library or program name found as the loader
+// and the shell would find it.
+func parseUprobe(kind Kind) func(parts []string) ([]Probe, error) {
+	name := "uprobe"
+	if kind == Uretprobe {
+		name = "uretprobe"
+	}
+	return func(parts []string) ([]Probe, error) {
+		if len(parts) != 2 || parts[0] == "" || parts[1] == "" {
+			return nil, fmt.Errorf("%s probe must have the form %s:binary:function", name, name)
+		}
+		path, err := symbol.ResolveBinary(parts[0])
+		if err != nil {
+			return nil, err
+		}
+		fn := parts[1]
+		p := Probe{Kind: kind, Target: path}
+		if strings.HasPrefix(fn, "0x") {
+			addr, err := strconv.ParseUint(fn[2:], 16, 64)
+			if err != nil {
+				return nil, fmt.Errorf("%s:%s:%s: invalid address", name, parts[0], fn)
+			}
+			p.Address, p.Name = addr, name+":"+path+":"+fn
+			return []Probe{p}, nil
+		}
+		if f, off, ok := strings.Cut(fn, "+"); ok {
+			n, err := strconv.ParseUint(off, 0, 64)
+			if err != nil || kind == Uretprobe {
+				return nil, fmt.Errorf("%s:%s:%s: an offset must be a number, on a uprobe", name, parts[0], fn)
+			}
+			p.Event, p.Offset = f, n
+			p.Name = name + ":" + path + ":" + fn
+			return []Probe{p}, nil
+		}
+		funcs := []string{fn}
+		if kernel.HasWildcard(fn) {
+			all, err := symbol.Functions(path)
+			if err != nil {
+				return nil, fmt.Errorf("read the symbols of %s: %w", path, err)
+			}
+			funcs = funcs[:0]
+			for _, f := range all {
+				if kernel.Match(fn, f) {
+					funcs = append(funcs, f)
+				}
+			}
+		}
+		probes := make([]Probe, 0, len(funcs))
+		for _, f := range funcs {
+			q := p
+			q.Event, q.Name = f, name+":"+path+":"+f
+			probes = append(probes, q)
+		}
+		return probes, nil
+	}
+}
+
+// attachUprobe attaches through the uprobe PMU. pid, when not 0, limits
+// the probe to that process.
+func attachUprobe(p *Probe, prog *ebpf.Program, pid int) ([]link.Link, error) {
+	ex, err := link.OpenExecutable(p.Target)
+	if err != nil {
+		return nil, err
+	}
+	opts := &link.UprobeOptions{Address: p.Address, Offset: p.Offset, PID: pid}
+	var l link.Link
+	if p.Kind == Uretprobe {
+		l, err = ex.Uretprobe(p.Event, prog, opts)
+	} else {
+		l, err = ex.Uprobe(p.Event, prog, opts)
+	}
+	if errors.Is(err, link.ErrNoSymbol) {
+		return nil, fmt.Errorf("%s has no symbol %s (a stripped binary keeps only its dynamic symbols): %w", p.Target, p.Event, err)
+	}
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("this kernel has no uprobes: %w", err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return []link.Link{l}, nil
+}

@@ -1,0 +1,107 @@
+package symbol
+
+import (
+	"bytes"
+	"debug/elf"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// libraryDirs are searched for a library named without a path, as the
+// dynamic loader's default paths and Debian's multiarch directories.
+var libraryDirs = []string{
+	"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu",
+	"/lib64", "/usr/lib64", "/lib", "/usr/lib",
+	"/usr/local/lib", "/usr/local/lib/x86_64-linux-gnu",
+}
+
+// ResolveBinary turns a uprobe target as written into the path of an
+// ELF file: a path is used as it is, a name with no '/' such as "libc"
+// or "libc.so.6" is looked up as a library in the loader's directories,
+// then as a program in PATH.
+func ResolveBinary(target string) (string, error) {
+	if strings.Contains(target, "/") {
+		if !isELF(target) {
+			return "", fmt.Errorf("%s is not an ELF file", target)
+		}
+		return target, nil
+	}
+	for _, dir := range libraryDirs {
+		for _, pattern := range []string{target, target + ".so", target + ".so.*", target + "-*.so"} {
+			matches, _ := filepath.Glob(filepath.Join(dir, pattern))
+			sort.Strings(matches)
+			for _, m := range matches {
+				if isELF(m) {
+					return m, nil
+				}
+			}
+		}
+	}
+	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
+		if p := filepath.Join(dir, target); isELF(p) {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("could not find %s: not a path, a library in %s, nor a program in PATH",
+		target, strings.Join(libraryDirs, ", "))
+}
+
+// isELF reports whether path is a readable ELF file; Debian's libc.so is
+// a linker script, not the library.
+func isELF(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	magic := make([]byte, 4)
+	_, err = f.Read(magic)
+	return err == nil && bytes.Equal(magic, []byte(elf.ELFMAG))
+}
+
+// Functions lists the function symbols of an ELF file, from .symtab and
+// .dynsym, without duplicates, sorted.
+func Functions(path string) ([]string, error) {
+	f, err := elf.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	seen := map[string]bool{}
+	var out []string
+	add := func(syms []elf.Symbol) {
+		for _, s := range syms {
+			if elf.ST_TYPE(s.Info) != elf.STT_FUNC || s.Value == 0 || s.Name == "" {
+				continue
+			}
+			// Versioned dynamic names ("read@@GLIBC_2.2.5") trace as "read".
+			name, _, _ := strings.Cut(s.Name, "@")
+			if !seen[name] {
+				seen[name] = true
+				out = append(out, name)
+			}
+		}
+	}
+	if syms, err := f.Symbols(); err == nil {
+		add(syms)
+	}
+	if syms, err := f.DynamicSymbols(); err == nil {
+		add(syms)
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// HasSymbols reports whether an ELF file has a .symtab, which stripped
+// binaries lack.
+func HasSymbols(path string) bool {
+	f, err := elf.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	return f.Section(".symtab") != nil
+}
