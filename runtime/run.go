@@ -36,6 +36,8 @@ type Options struct {
 	DryRun bool
 	// Quiet leaves out the "Attaching N probes..." line.
 	Quiet bool
+	// Pid limits user-space probes to one process (-p, -c); 0 for all.
+	Pid int
 	// Attached is called once every probe is attached, to let a -c
 	// child go; Done, when it closes, ends tracing as exit() does.
 	Attached func()
@@ -55,6 +57,11 @@ type run struct {
 	formats  map[int]*output.Format
 	exit     bool
 	exitCode int
+
+	// lostSeen is the number of refused events reported so far, and
+	// lostChecked when the counter was last read.
+	lostSeen    uint64
+	lostChecked time.Time
 }
 
 // Run loads, attaches and runs a compiled script until exit(), a signal,
@@ -103,8 +110,12 @@ func Run(out *codegen.Output, opts *Options) (code int, err error) {
 		return 1, err
 	}
 	if !r.exit {
+		attachStart := time.Now()
 		if err := r.attach(); err != nil {
 			return 1, err
+		}
+		if opts.Verbose {
+			fmt.Fprintf(opts.Stderr, "attached %d links in %v\n", len(r.links), time.Since(attachStart).Round(time.Microsecond))
 		}
 		if opts.Attached != nil {
 			opts.Attached()
@@ -186,6 +197,10 @@ func processed(log string) string {
 func (r *run) loadError(p *codegen.Program, err error) error {
 	var ve *ebpf.VerifierError
 	if !errors.As(err, &ve) {
+		if errors.Is(err, unix.EPERM) && os.Geteuid() == 0 && p.Prog.Probe.AttachType() != 0 {
+			return fmt.Errorf("%s: the kernel refused the program although gtrace runs as root: this kernel does not allow %s probes: %w",
+				p.Prog.Probe.Name, strings.SplitN(p.Prog.Probe.Name, ":", 2)[0], err)
+		}
 		if errors.Is(err, unix.EPERM) {
 			return fmt.Errorf("%s: loading BPF programs needs root or CAP_BPF and CAP_PERFMON: %w", p.Prog.Probe.Name, err)
 		}
@@ -248,7 +263,7 @@ func (r *run) attach() error {
 		if k := p.Prog.Probe.Kind; k == probe.Begin || k == probe.End {
 			continue
 		}
-		links, err := probe.Attach(&p.Prog.Probe, r.progs[p.Name])
+		links, err := probe.Attach(&p.Prog.Probe, r.progs[p.Name], r.opts.Pid)
 		if err != nil {
 			return err
 		}
@@ -291,6 +306,11 @@ func (r *run) loop(stop *atomic.Bool) error {
 			default:
 			}
 		}
+		if time.Since(r.lostChecked) >= lostInterval {
+			if err := r.reportLost(); err != nil {
+				return err
+			}
+		}
 		r.rd.SetDeadline(time.Now().Add(100 * time.Millisecond))
 		err := r.rd.ReadInto(&rec)
 		if errors.Is(err, os.ErrDeadlineExceeded) {
@@ -313,7 +333,7 @@ func (r *run) drain() error {
 		r.rd.SetDeadline(time.Now())
 		if err := r.rd.ReadInto(&rec); err != nil {
 			if errors.Is(err, os.ErrDeadlineExceeded) {
-				return nil
+				break
 			}
 			return fmt.Errorf("read events: %w", err)
 		}
@@ -321,13 +341,36 @@ func (r *run) drain() error {
 			return err
 		}
 	}
-	return nil
+	return r.reportLost()
+}
+
+// lostInterval is how often the loop reads the lost-event counter.
+const lostInterval = 100 * time.Millisecond
+
+// reportLost prints how many events the ring buffer refused since the last
+// report, as bpftrace v0.26 does between polls of its ring buffer: the
+// text printer says "Lost N events" on stderr, the JSON printer writes a
+// lost_events record.
+func (r *run) reportLost() error {
+	r.lostChecked = time.Now()
+	n := r.sumCounter("lost", 0)
+	if n <= r.lostSeen {
+		return nil
+	}
+	delta := n - r.lostSeen
+	r.lostSeen = n
+	return r.opts.Printer.LostEvents(delta)
 }
 
 // finish prints lost events and every map, as bpftrace does at exit.
 func (r *run) finish() error {
-	if lost := r.sumCounter("lost", 0); lost > 0 {
-		r.opts.Printer.LostEvents(lost)
+	if err := r.reportLost(); err != nil {
+		return err
+	}
+	// bpftrace v0.26 also warns of the total on stderr, whatever the
+	// output format, so that it is not lost among the program's output.
+	if r.lostSeen > 0 {
+		fmt.Fprintf(r.opts.Stderr, "WARNING: Total lost event count: %d\n", r.lostSeen)
 	}
 	var maps []*output.Map
 	for _, l := range r.out.SortedMaps() {
