@@ -18,6 +18,10 @@ const (
 	// maxOutput bounds the size in bytes of the expanded script, and of any
 	// one expansion, so that macros that double at each level stop early.
 	maxOutput = 1 << 20
+	// maxExpansions bounds the number of macro invocations in a script,
+	// since macros that expand to nothing can take exponential time
+	// without growing the output.
+	maxExpansions = 1 << 18
 	// maxExprDepth bounds the nesting of an #if expression.
 	maxExprDepth = 100
 )
@@ -72,6 +76,7 @@ type pp struct {
 	errs   diag.List
 	macros map[string]*macro
 	active map[string]int // macros being expanded, which must not recurse
+	calls  int            // macro invocations so far
 	conds  []cond
 
 	out      bytes.Buffer
@@ -92,8 +97,7 @@ func Preprocess(f *token.File) (res *Result, errs diag.List) {
 	}
 	// bpftrace passes -DBPFTRACE_HAVE_BTF to clang when the kernel has BTF,
 	// which gtrace needs anyway.
-	p.macros["BPFTRACE_HAVE_BTF"] = &macro{name: "BPFTRACE_HAVE_BTF",
-		body: []tok{{kind: tNumber, text: "1", span: token.Span{Start: token.NoPos, End: token.NoPos}}}}
+	p.macros["BPFTRACE_HAVE_BTF"] = &macro{name: "BPFTRACE_HAVE_BTF", body: []tok{{kind: tNumber, text: "1"}}}
 	defer func() {
 		if r := recover(); r != nil {
 			if _, ok := r.(bailout); !ok {
@@ -123,7 +127,9 @@ func (p *pp) fatalf(sp token.Span, format string, args ...any) {
 }
 
 // run reads the script token by token with the bpftrace scanner, which
-// knows where attach points, strings and comments are.
+// knows where attach points, strings and comments are. The scanner reads
+// buf as it goes, so the directive lines and skipped groups that are
+// blanked ahead of it are only spaces when it gets there.
 func (p *pp) run(name string) {
 	p.sc.Init(token.NewFile(name, p.buf), &p.scanErrs)
 	for {
@@ -213,7 +219,7 @@ func (p *pp) directive(off int) {
 		}
 		p.conds = p.conds[:len(p.conds)-1]
 	case "error":
-		p.errorf(d.at, "#error %s", strings.TrimSpace(string(p.src[d.at.End:d.end])))
+		p.errorf(d.at, "%s", strings.TrimSpace(string(p.src[d.at.Start:d.end])))
 	default:
 		p.errorf(d.at, "unknown preprocessor directive '%s'", p.src[d.at.Start:d.at.End])
 	}
@@ -438,12 +444,13 @@ func (p *pp) expandText(name string, sp token.Span) {
 	at := sp
 	if m.fn {
 		save := p.sc
-		if k, _, _ := p.sc.Scan(); k != token.LPAREN {
+		k, _, lparen := p.sc.Scan()
+		if k != token.LPAREN {
 			p.sc = save // a function-like macro's name alone is just a name
 			return
 		}
 		var ok bool
-		if args, at, ok = p.scanArgs(m, sp); !ok {
+		if args, at, ok = p.scanArgs(m, sp, lparen); !ok {
 			return
 		}
 	}
@@ -454,9 +461,9 @@ func (p *pp) expandText(name string, sp token.Span) {
 
 // scanArgs reads the arguments of a function-like macro from the script,
 // after its '('. It returns them and the span of the whole invocation.
-func (p *pp) scanArgs(m *macro, name token.Span) ([][]tok, token.Span, bool) {
+func (p *pp) scanArgs(m *macro, name, lparen token.Span) ([][]tok, token.Span, bool) {
 	args := [][]tok{nil}
-	prevEnd := name.End
+	prevEnd := lparen.End
 	for depth := 0; ; {
 		kind, _, sp := p.sc.Scan()
 		switch {

@@ -310,22 +310,44 @@ func TestExpansionDepth(t *testing.T) {
 	}
 }
 
-// TestExpansionSize checks the guard on the size of one expansion: each
-// macro doubles the one before, so the last would be 2^40 tokens long.
-func TestExpansionSize(t *testing.T) {
+// doubling defines D0 as a name of 1000 bytes, and each of D1 to Dn as
+// two of the one before, so that Dn is 2^n names long.
+func doubling(n int) string {
 	var b strings.Builder
-	b.WriteString("#define D0 x\n")
-	for i := 1; i <= 40; i++ {
+	fmt.Fprintf(&b, "#define D0 %s\n", strings.Repeat("x", 1000))
+	for i := 1; i <= n; i++ {
 		fmt.Fprintf(&b, "#define D%d D%d D%d\n", i, i-1, i-1)
 	}
-	b.WriteString("BEGIN { @x = D40; }")
-	_, errs := preprocess(t, b.String())
+	return b.String()
+}
+
+// TestExpansionSize checks the guard on the size of one expansion: D40
+// would be 2^40 names long.
+func TestExpansionSize(t *testing.T) {
+	_, errs := preprocess(t, doubling(40)+"BEGIN { @x = D40; }")
 	if want := fmt.Sprintf("ERROR: macro expansion too large: more than %d bytes", maxOutput); !strings.Contains(errs, want) {
 		t.Errorf("got %s, want %s", errs, want)
 	}
 	// The same chain, used within bounds, is fine.
-	_, errs = preprocess(t, strings.Replace(b.String(), "@x = D40", "@x = D10", 1))
-	if errs != "" {
+	if _, errs = preprocess(t, doubling(40)+"BEGIN { @x = D5; }"); errs != "" {
+		t.Error(errs)
+	}
+}
+
+// TestExpansionCount checks the guard on the number of invocations: each
+// macro calls the one before twice, and the first expands to nothing, so
+// the output stays empty while the work doubles.
+func TestExpansionCount(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("#define E0\n")
+	for i := 1; i <= 40; i++ {
+		fmt.Fprintf(&b, "#define E%d E%d E%d\n", i, i-1, i-1)
+	}
+	_, errs := preprocess(t, b.String()+"BEGIN { E40 }")
+	if want := fmt.Sprintf("ERROR: too many macro expansions: more than %d", maxExpansions); !strings.Contains(errs, want) {
+		t.Errorf("got %s, want %s", errs, want)
+	}
+	if _, errs = preprocess(t, b.String()+"BEGIN { E10 }"); errs != "" {
 		t.Error(errs)
 	}
 }
@@ -333,13 +355,7 @@ func TestExpansionSize(t *testing.T) {
 // TestOutputSize checks the guard on the size of the whole expanded
 // script: each expansion is within bounds, but together they are not.
 func TestOutputSize(t *testing.T) {
-	var b strings.Builder
-	b.WriteString("#define D0 x\n")
-	for i := 1; i <= 17; i++ {
-		fmt.Fprintf(&b, "#define D%d D%d D%d\n", i, i-1, i-1)
-	}
-	b.WriteString("BEGIN {" + strings.Repeat(" @x = D17;", 8) + " }")
-	_, errs := preprocess(t, b.String())
+	_, errs := preprocess(t, doubling(9)+"BEGIN { @x = D9; @y = D9; @z = D9; }")
 	if want := fmt.Sprintf("ERROR: the expanded script is too large: more than %d bytes", maxOutput); !strings.Contains(errs, want) {
 		t.Errorf("got %s, want %s", errs, want)
 	}

@@ -97,6 +97,9 @@ func (p *pp) invoke(out *list, m *macro, args [][]tok, at token.Span, depth int)
 	if depth > maxDepth {
 		p.fatalf(at, "macro expansion nested too deeply: more than %d levels", maxDepth)
 	}
+	if p.calls++; p.calls > maxExpansions {
+		p.fatalf(at, "too many macro expansions: more than %d", maxExpansions)
+	}
 	// "F()" passes one empty argument, which stands for none when F has no
 	// parameters.
 	if m.fn && len(m.params) == 0 && len(args) == 1 && len(args[0]) == 0 {

@@ -1,6 +1,7 @@
 package cpp
 
 import (
+	"bytes"
 	"strings"
 
 	"gtrace/lang/diag"
@@ -71,7 +72,7 @@ func lexLine(src []byte, off int, errs *diag.List) ([]tok, int) {
 			space = true
 			continue
 		case c == '/' && off+1 < len(src) && src[off+1] == '*':
-			end := strings.Index(string(src[off+2:]), "*/")
+			end := bytes.Index(src[off+2:], []byte("*/"))
 			if end < 0 {
 				if errs != nil {
 					errs.Add(token.Span{Start: token.Pos(off), End: token.Pos(off + 2)}, "unterminated comment")
