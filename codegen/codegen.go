@@ -23,6 +23,12 @@ type Output struct {
 	Stacks bool
 	// MaxStrlen is max_strlen, which also bounds strftime()'s text.
 	MaxStrlen int
+	// Slots places each fused syscall program, by program name, in the
+	// program array its dispatcher tail-calls through.
+	Slots map[string]int
+	// Dispatchers are the raw_syscalls programs that run the fused
+	// ones; they are attached, the fused programs are not.
+	Dispatchers []*Program
 }
 
 // Program is one generated BPF program.
@@ -64,7 +70,7 @@ func Compile(info *sema.Info, opts *Options) (*Output, error) {
 		opts.NumCPU = n
 	}
 	out := &Output{Spec: &ebpf.CollectionSpec{Maps: map[string]*ebpf.MapSpec{}, Programs: map[string]*ebpf.ProgramSpec{}},
-		Maps: map[string]*MapLayout{}, MaxStrlen: info.Config.MaxStrlen}
+		Maps: map[string]*MapLayout{}, MaxStrlen: info.Config.MaxStrlen, Slots: map[string]int{}}
 	for i, name := range info.MapNames {
 		mi := info.Maps[name]
 		l := newMapLayout(mi, fmt.Sprintf("m%d_%s", i, mapSuffix(name)), i)
@@ -85,13 +91,25 @@ func Compile(info *sema.Info, opts *Options) (*Output, error) {
 	maps[mapFull] = &ebpf.MapSpec{Name: mapFull, Type: ebpf.PerCPUArray, KeySize: 4, ValueSize: 8,
 		MaxEntries: uint32(max(len(info.MapNames), 1))}
 
+	next := fuse(out, info.Progs)
+	shared, used := -1, 8
 	for i, p := range info.Progs {
-		g := &gen{info: info, prog: p, out: out, opts: opts, index: i,
-			vars: map[*sema.Variable]int{}, joinBuf: -1}
+		// Fused syscall programs run one after another, never nested on
+		// a CPU: they share one scratch entry.
+		index := i
+		if _, _, ok := p.Probe.Fused(); ok {
+			if shared < 0 {
+				shared = i
+			}
+			index = shared
+		}
+		g := &gen{info: info, prog: p, out: out, opts: opts, index: index,
+			vars: map[*sema.Variable]int{}, joinBuf: -1, next: next[i]}
 		insns, err := g.program()
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", p.Probe.Name, err)
 		}
+		used = max(used, g.scratch)
 		name := fmt.Sprintf("p%d", i)
 		spec := &ebpf.ProgramSpec{Name: name, Type: p.Probe.ProgramType(),
 			Instructions: insns, License: "GPL", AttachType: p.Probe.AttachType()}
@@ -101,6 +119,8 @@ func Compile(info *sema.Info, opts *Options) (*Output, error) {
 		out.Spec.Programs[name] = spec
 		out.Progs = append(out.Progs, &Program{Name: name, Prog: p})
 	}
+	// Each CPU's scratch entries are as large as the hungriest program.
+	maps[mapScratch].ValueSize = uint32(used)
 	if out.Stacks {
 		maps[mapStacks] = &ebpf.MapSpec{Name: mapStacks, Type: ebpf.StackTrace, KeySize: 4,
 			ValueSize: 8 * maxStackDepth, MaxEntries: uint32(info.Config.MaxMapKeys)}

@@ -70,6 +70,10 @@ func (g *gen) scalar(e ast.Expr) {
 		g.scalar(e.Else)
 		g.place(end)
 	case *ast.Field:
+		if f := g.prog.Args[e]; f != nil && f.From != sema.FromRecord {
+			g.syscallField(f)
+			return
+		}
 		if f := g.prog.Args[e]; f != nil {
 			g.emit(asm.LoadMem(asm.R0, regCtx, int16(f.Offset), sizeOf(f.Size)))
 			if f.Size > f.Type.Size {
@@ -373,6 +377,10 @@ func (g *gen) builtin(e *ast.Ident) {
 		g.emit(asm.FnJiffies64.Call())
 	case sema.BArgN:
 		n, _ := sema.ArgIndex(e.Name)
+		if g.prog.Probe.Kind == probe.Usdt {
+			g.usdtArg(e, n)
+			return
+		}
 		if g.prog.Probe.PtRegs() {
 			g.emit(asm.LoadMem(asm.R0, regCtx, ptRegsArgs[n], asm.DWord))
 			return

@@ -57,6 +57,9 @@ type gen struct {
 	callbacks asm.Instructions
 	// joinBuf is the scratch offset of the join() record, -1 until used.
 	joinBuf int
+	// next is the slot of the next fused program on the same syscall,
+	// -1 when there is none.
+	next int
 }
 
 type loop struct{ brk, cont string }
@@ -156,6 +159,7 @@ func (g *gen) program() (asm.Instructions, error) {
 	}
 	g.block(g.prog.Node.Body, exit)
 	g.place(exit)
+	g.chainNext()
 	g.emit(asm.Mov.Imm(asm.R0, 0), asm.Return())
 	g.insns = append(g.insns, g.callbacks...)
 	if g.err != nil {

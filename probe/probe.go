@@ -6,6 +6,8 @@ import (
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/link"
+
+	"gtrace/symbol"
 )
 
 // Kind is the provider of a probe.
@@ -27,6 +29,7 @@ const (
 	Fexit
 	Uprobe
 	Uretprobe
+	Usdt
 )
 
 // Probe is one concrete attach point after alias resolution and wildcard
@@ -48,6 +51,23 @@ type Probe struct {
 	// Address is a uprobe's address in its binary, instead of a
 	// function name.
 	Address uint64
+	// USDT is a usdt probe's site: where it is, its semaphore, how to
+	// read its arguments. Target is its binary.
+	USDT *symbol.USDT
+	// Syscall is set on a syscall tracepoint that runs fused into
+	// raw_syscalls: its syscall's number, plus one so that 0 means
+	// not fused.
+	Syscall int
+}
+
+// Fused reports whether p is a syscall tracepoint run from a dispatcher
+// on raw_syscalls, and returns its syscall number and whether it is the
+// exit.
+func (p *Probe) Fused() (nr int, exit, ok bool) {
+	if p.Syscall == 0 {
+		return 0, false, false
+	}
+	return p.Syscall - 1, strings.HasPrefix(p.Event, "sys_exit_"), true
 }
 
 // PtRegs reports whether p's programs see the traced registers, struct
@@ -62,6 +82,9 @@ func (p *Probe) PtRegs() bool {
 
 // ProgramType is the BPF program type that runs p.
 func (p *Probe) ProgramType() ebpf.ProgramType {
+	if p.Syscall != 0 {
+		return ebpf.RawTracepoint
+	}
 	return providers[p.Kind].progType
 }
 

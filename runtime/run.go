@@ -151,7 +151,7 @@ func (r *run) load() error {
 	if m := coll.Maps["stacks"]; m != nil {
 		r.dec.stacks = m
 	}
-	for _, p := range r.out.Progs {
+	for _, p := range append(r.out.Progs, r.out.Dispatchers...) {
 		spec := r.out.Spec.Programs[p.Name].Copy()
 		refs := spec.Instructions.ReferenceOffsets()
 		for name, m := range coll.Maps {
@@ -259,8 +259,18 @@ func (r *run) runSpecial(kind probe.Kind) error {
 }
 
 func (r *run) attach() error {
-	for _, p := range r.out.Progs {
+	// Fused syscall programs are reached through the program array,
+	// filled before their dispatchers attach.
+	for name, slot := range r.out.Slots {
+		if err := r.coll.Maps["syscalls"].Put(uint32(slot), r.progs[name]); err != nil {
+			return fmt.Errorf("fuse %s: %w", name, err)
+		}
+	}
+	for _, p := range append(r.out.Progs, r.out.Dispatchers...) {
 		if k := p.Prog.Probe.Kind; k == probe.Begin || k == probe.End {
+			continue
+		}
+		if _, fused := r.out.Slots[p.Name]; fused {
 			continue
 		}
 		links, err := probe.Attach(&p.Prog.Probe, r.progs[p.Name], r.opts.Pid)

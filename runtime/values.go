@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"net/netip"
+	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -63,7 +64,11 @@ func (d *decoder) value(t *sema.Type, b []byte) output.Value {
 		addr := le(b, 8)
 		return output.Sym(d.ksyms.Sym(addr), addr)
 	case sema.KStack:
-		return output.Stack(output.StackBpftrace, d.stack(int64(int32(le(b, 8)))))
+		frames := d.stack(int64(int32(le(b, 8))))
+		if t.Trim {
+			frames = trimTracing(frames)
+		}
+		return output.Stack(output.StackBpftrace, frames)
 	case sema.Timestamp:
 		at := d.boot.Add(time.Duration(le(b, 8)))
 		return output.Str(output.Strftime(t.Format, at, d.maxStrlen))
@@ -112,6 +117,21 @@ func (d *decoder) stack(id int64) []output.Frame {
 			break
 		}
 		frames = append(frames, output.Frame{Addr: addr, Sym: d.ksyms.SymOffset(addr)})
+	}
+	return frames
+}
+
+// trimTracing drops the frames a stack taken in a raw tracepoint program
+// starts with: the program, the BPF trampoline into it, the tracepoint's
+// iterator. What remains starts where the traced event happened.
+func trimTracing(frames []output.Frame) []output.Frame {
+	for len(frames) > 0 {
+		s := frames[0].Sym
+		if !strings.HasPrefix(s, "bpf_prog_") && !strings.HasPrefix(s, "bpf_trace_run") &&
+			!strings.HasPrefix(s, "__bpf_trace_") && !strings.HasPrefix(s, "__traceiter_") {
+			break
+		}
+		frames = frames[1:]
 	}
 	return frames
 }

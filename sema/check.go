@@ -701,8 +701,8 @@ func (c *checker) ident(e *ast.Ident) *Type {
 	case BProbe:
 		return StringType(len(c.prog.Probe.Name) + 1)
 	case BKstack:
-		if c.prog.Probe.Kind == probe.Begin || c.prog.Probe.Kind == probe.End {
-			return KStackT
+		if _, _, ok := c.prog.Probe.Fused(); ok {
+			return FusedKStackT
 		}
 	case BCurtask:
 		if task, err := c.opts.KernelType("struct task_struct"); err == nil {

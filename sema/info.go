@@ -80,4 +80,20 @@ type ArgField struct {
 	DataLoc bool // a __data_loc string: the record holds offset and length
 	// InRecord is true for char arrays stored in the record itself.
 	InRecord bool
+	// From says where a fused syscall probe finds the field, which has
+	// no record to read it from.
+	From ArgSource
+	// Arg is a SyscallArg's argument number.
+	Arg int
 }
+
+// ArgSource is where a field of args comes from.
+type ArgSource int
+
+// The sources of args fields.
+const (
+	FromRecord ArgSource = iota // the tracepoint's record, at Offset
+	SyscallArg                  // a syscall argument, from the saved registers
+	SyscallNr                   // the syscall's number
+	SyscallRet                  // the syscall's return value
+)

@@ -35,7 +35,33 @@ func (c *checker) argFields(f *kernel.Format) []*ArgField {
 		}
 		fields = append(fields, af)
 	}
+	if _, _, ok := c.prog.Probe.Fused(); ok {
+		return fuseFields(fields)
+	}
 	return fields
+}
+
+// fuseFields places the fields of a syscall tracepoint for a program run
+// from raw_syscalls: __syscall_nr, then the arguments in order, or ret.
+// The common_ fields of the record have no counterpart there.
+func fuseFields(fields []*ArgField) []*ArgField {
+	var out []*ArgField
+	arg := 0
+	for _, f := range fields {
+		switch {
+		case f.Name == "__syscall_nr":
+			f.From = SyscallNr
+		case f.Name == "ret":
+			f.From = SyscallRet
+		case f.Offset >= 16: // after the common fields and the number
+			f.From, f.Arg = SyscallArg, arg
+			arg++
+		default:
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
 }
 
 // argPointer types a pointer field of a tracepoint record: a pointer to

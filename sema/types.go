@@ -67,6 +67,7 @@ type Type struct {
 	Format            string   // a Timestamp's strftime format
 	Len               int      // an Array's element count
 	BTF               btf.Type // a Pointer's target, a Record's type
+	Trim              bool     // a KStack that starts with tracing frames
 }
 
 // Common types.
@@ -78,8 +79,12 @@ var (
 	BoolT   = &Type{Kind: Bool, Size: 8}
 	VoidT   = &Type{Kind: Void}
 	KStackT = &Type{Kind: KStack, Size: 8}
-	KsymT   = &Type{Kind: Ksym, Size: 8}
-	InetT   = &Type{Kind: Inet, Size: 24}
+	// FusedKStackT is a kernel stack taken in a fused syscall program:
+	// it starts in the raw tracepoint's machinery, which printing skips,
+	// so that it reads as the syscall tracepoint's stack.
+	FusedKStackT = &Type{Kind: KStack, Size: 8, Trim: true}
+	KsymT        = &Type{Kind: Ksym, Size: 8}
+	InetT        = &Type{Kind: Inet, Size: 24}
 )
 
 // BufferType returns the type of buf() holding up to n bytes.

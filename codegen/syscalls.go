@@ -1,0 +1,165 @@
+package codegen
+
+import (
+	"fmt"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
+	"github.com/cilium/ebpf/btf"
+
+	"gtrace/probe"
+	"gtrace/sema"
+)
+
+// Syscall tracepoints run fused into raw_syscalls (probe.Probe.Fused): a
+// dispatcher program on raw_syscalls:sys_enter, and one on sys_exit,
+// tail-calls the program of the syscall's number through a program
+// array. Several probes on one syscall form a chain: each program ends
+// by tail-calling the next.
+
+// Names of the maps and programs of fusion.
+const (
+	mapSyscalls = "syscalls" // program array: fused programs by slot
+	// syscallSlots is the number of slots indexed by syscall number;
+	// chained programs take the slots after them.
+	syscallSlots = 1024
+)
+
+// Offsets in x86_64's struct pt_regs of the six syscall arguments and of
+// orig_ax, the syscall number at exit.
+var (
+	syscallArgRegs = [6]int32{112, 104, 96, 56, 72, 64} // di, si, dx, r10, r8, r9
+	ptRegsOrigAX   = int32(120)
+)
+
+// syscallField reads an args field of a fused syscall probe into R0. A
+// raw_syscalls program's context is {struct pt_regs *regs, long id} at
+// entry and {regs, long ret} at exit.
+func (g *gen) syscallField(f *sema.ArgField) {
+	switch f.From {
+	case sema.SyscallNr:
+		nr, _, _ := g.prog.Probe.Fused()
+		g.loadImm(asm.R0, int64(nr))
+		return
+	case sema.SyscallRet:
+		g.emit(asm.LoadMem(asm.R0, regCtx, 8, asm.DWord))
+		return
+	}
+	if f.Arg >= len(syscallArgRegs) {
+		g.fail(nil, "args.%s: syscalls have at most six arguments", f.Name)
+		return
+	}
+	g.emit(
+		asm.LoadMem(asm.R3, regCtx, 0, asm.DWord),
+		asm.Add.Imm(asm.R3, syscallArgRegs[f.Arg]),
+		asm.Mov.Imm(asm.R1, 0),
+		asm.StoreMem(asm.RFP, -8, asm.R1, asm.DWord),
+		asm.Mov.Reg(asm.R1, asm.RFP), asm.Add.Imm(asm.R1, -8),
+		asm.Mov.Imm(asm.R2, 8),
+		asm.FnProbeReadKernel.Call(),
+		asm.LoadMem(asm.R0, asm.RFP, -8, asm.DWord),
+	)
+	g.truncate(f.Type)
+}
+
+// chainNext ends a fused program: tail-call the next program on the same
+// syscall, if there is one. A tail call that fails falls through.
+func (g *gen) chainNext() {
+	if g.next < 0 {
+		return
+	}
+	g.emit(
+		asm.Mov.Reg(asm.R1, regCtx),
+		asm.LoadMapPtr(asm.R2, 0).WithReference(mapSyscalls),
+		asm.Mov.Imm(asm.R3, int32(g.next)),
+		asm.FnTailCall.Call(),
+	)
+}
+
+// fuse assigns the fused programs their slots and chains, and adds the
+// program array and the dispatchers to out. It returns each program's
+// next slot in its chain, -1 at a chain's end.
+func fuse(out *Output, progs []*sema.Prog) map[int]int {
+	next := map[int]int{}
+	last := map[[2]int]int{} // (nr, exit) -> index of the chain's last program
+	extra := syscallSlots
+	var exits [2]bool
+	for i, p := range progs {
+		next[i] = -1
+		nr, exit, ok := p.Probe.Fused()
+		if !ok {
+			continue
+		}
+		x := 0
+		if exit {
+			x = 1
+		}
+		exits[x] = true
+		key := [2]int{nr, x}
+		slot := nr + x*syscallSlots/2
+		if prev, ok := last[key]; ok {
+			slot = extra
+			extra++
+			next[prev] = slot
+		}
+		last[key] = i
+		out.Slots[fmt.Sprintf("p%d", i)] = slot
+	}
+	if len(out.Slots) == 0 {
+		return next
+	}
+	out.Spec.Maps[mapSyscalls] = &ebpf.MapSpec{Name: mapSyscalls, Type: ebpf.ProgramArray,
+		KeySize: 4, ValueSize: 4, MaxEntries: uint32(extra)}
+	for x, used := range exits {
+		if used {
+			addDispatcher(out, x == 1)
+		}
+	}
+	return next
+}
+
+// addDispatcher adds the program on raw_syscalls:sys_enter or sys_exit
+// that tail-calls the fused program of the syscall's number. Exit slots
+// follow the entry slots.
+func addDispatcher(out *Output, exit bool) {
+	event, base := "sys_enter", int32(0)
+	if exit {
+		event, base = "sys_exit", syscallSlots/2
+	}
+	done := "done"
+	insns := asm.Instructions{
+		btf.WithFuncMetadata(asm.Mov.Reg(asm.R6, asm.R1), funcInfo("rawtracepoint:"+event)),
+	}
+	if exit {
+		// sys_exit has no number among its arguments: regs->orig_ax.
+		insns = append(insns,
+			asm.LoadMem(asm.R3, asm.R6, 0, asm.DWord),
+			asm.Add.Imm(asm.R3, ptRegsOrigAX),
+			asm.Mov.Imm(asm.R1, 0),
+			asm.StoreMem(asm.RFP, -8, asm.R1, asm.DWord),
+			asm.Mov.Reg(asm.R1, asm.RFP), asm.Add.Imm(asm.R1, -8),
+			asm.Mov.Imm(asm.R2, 8),
+			asm.FnProbeReadKernel.Call(),
+			asm.LoadMem(asm.R3, asm.RFP, -8, asm.DWord),
+		)
+	} else {
+		insns = append(insns, asm.LoadMem(asm.R3, asm.R6, 8, asm.DWord))
+	}
+	insns = append(insns,
+		asm.JGE.Imm(asm.R3, syscallSlots/2, done),
+		asm.Add.Imm(asm.R3, base),
+		asm.Mov.Reg(asm.R1, asm.R6),
+		asm.LoadMapPtr(asm.R2, 0).WithReference(mapSyscalls),
+		asm.FnTailCall.Call(),
+		asm.Mov.Imm(asm.R0, 0).WithSymbol(done),
+		asm.Return(),
+	)
+	name := "sys_enter"
+	if exit {
+		name = "sys_exit"
+	}
+	out.Spec.Programs[name] = &ebpf.ProgramSpec{Name: name, Type: ebpf.RawTracepoint,
+		Instructions: insns, License: "GPL"}
+	out.Dispatchers = append(out.Dispatchers, &Program{Name: name,
+		Prog: &sema.Prog{Probe: probe.Probe{Kind: probe.RawTracepoint, Name: "rawtracepoint:" + event, Event: event}}})
+}
