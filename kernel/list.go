@@ -18,13 +18,19 @@ type provider struct {
 	// qualified providers name probes "target:name"; a pattern that only
 	// gives the name matches any target.
 	qualified bool
-	probes    func(l *lister) ([]string, error)
-	params    func(l *lister, probe string) ([]string, error)
+	// explicit providers are listed only when the pattern names them, not
+	// through a wildcard, like the probe types bpftrace v0.26 leaves out
+	// of its kernel probe list.
+	explicit bool
+	probes   func(l *lister) ([]string, error)
+	params   func(l *lister, probe string) ([]string, error)
 }
 
 // providers is sorted by name, the order bpftrace lists them in.
 var providers = []provider{
 	{name: "hardware", aliases: []string{"h"}, probes: perfProbes(HardwareEvents)},
+	{name: "interval", aliases: []string{"i"}, explicit: true, probes: timeUnits},
+	{name: "profile", aliases: []string{"p"}, explicit: true, probes: timeUnits},
 	{name: "rawtracepoint", aliases: []string{"rt"}, qualified: true, probes: (*lister).rawTracepoints, params: (*lister).rawTracepointParams},
 	{name: "software", aliases: []string{"s"}, probes: perfProbes(SoftwareEvents)},
 	{name: "tracepoint", aliases: []string{"t"}, qualified: true, probes: (*lister).tracepoints, params: (*lister).tracepointParams},
@@ -129,7 +135,7 @@ func matchingProviders(pattern string) []provider {
 	var out []provider
 	for _, p := range providers {
 		if HasWildcard(pattern) {
-			if Match(pattern, p.name) {
+			if !p.explicit && Match(pattern, p.name) {
 				out = append(out, p)
 			}
 		} else if name := strings.ToLower(pattern); name == p.name || slices.Contains(p.aliases, name) {
@@ -164,6 +170,12 @@ func perfProbes(table []PerfEvent) func(*lister) ([]string, error) {
 		}
 		return out, nil
 	}
+}
+
+// timeUnits lists the units of interval and profile probes as bpftrace
+// v0.26 does, each with an empty rate: "hz:", "ms:", "s:", "us:".
+func timeUnits(*lister) ([]string, error) {
+	return []string{"hz:", "ms:", "s:", "us:"}, nil
 }
 
 // tracepoints lists "category:event" from available_events, as bpftrace

@@ -31,6 +31,14 @@ func TestListPerfEvents(t *testing.T) {
 		{"HARDWARE:branches:", []string{"hardware:branches:"}},
 		{"h:branches:,s:dummy:", []string{"hardware:branches:", "software:dummy:"}},
 		{"kprobe:*", nil},
+		// bpftrace v0.26 lists the units of interval and profile, but
+		// only when the pattern names the probe type.
+		{"interval:*", []string{"interval:hz:", "interval:ms:", "interval:s:", "interval:us:"}},
+		{"p:", []string{"profile:hz:", "profile:ms:", "profile:s:", "profile:us:"}},
+		{"profile:*s:", []string{"profile:ms:", "profile:s:", "profile:us:"}},
+		{"i:hz", nil},
+		{"in*:*", nil},
+		{"*:hz:", nil},
 	}
 	for _, tt := range tests {
 		got, err := ListProbes(tt.pattern)
