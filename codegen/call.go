@@ -190,8 +190,10 @@ func (g *gen) scalarCall(call *ast.Call) {
 		}
 		fn := map[string]asm.BuiltinFunc{"boot": asm.FnKtimeGetBootNs, "monotonic": asm.FnKtimeGetNs, "tai": asm.FnKtimeGetTaiNs}[clock]
 		g.emit(fn.Call())
-	case sema.FKaddr:
+	case sema.FKaddr, sema.FUaddr:
 		g.loadImm(asm.R0, g.prog.Consts[call])
+	case sema.FKstack:
+		g.stackID(0)
 	case sema.FBswap:
 		g.scalar(args[0])
 		t := g.typ(call)
@@ -249,6 +251,12 @@ func (g *gen) compositeCall(call *ast.Call, dst int) {
 		// The generic helper reads user and kernel addresses alike on
 		// x86_64, as str() must for both.
 		g.emit(asm.Mov.Imm(asm.R2, int32(t.Size)), asm.FnProbeReadStr.Call())
+	case sema.FUstack:
+		g.userStack(dst)
+	case sema.FUsym:
+		g.scalar(args[0])
+		g.emit(asm.StoreMem(regScratch, int16(dst), asm.R0, asm.DWord))
+		g.storePid(dst + 8)
 	case sema.FBuf:
 		g.buf(args, t, dst)
 	case sema.FNtop:

@@ -127,6 +127,39 @@ var ptRegsArgs = [6]int16{112, 104, 96, 88, 72, 64} // di, si, dx, cx, r8, r9
 
 const ptRegsAX = 80
 
+// userStackFlag asks bpf_get_stackid for the user stack.
+const userStackFlag = 1 << 8
+
+// stackID records the current kernel or user stack and leaves its id in
+// R0, or -1 where there is none to speak of (BEGIN and END).
+func (g *gen) stackID(flags int32) {
+	if k := g.prog.Probe.Kind; k == probe.Begin || k == probe.End {
+		g.emit(asm.Mov.Imm(asm.R0, -1))
+		return
+	}
+	g.out.Stacks = true
+	g.emit(
+		asm.Mov.Reg(asm.R1, regCtx),
+		asm.LoadMapPtr(asm.R2, 0).WithReference(mapStacks),
+		asm.Mov.Imm(asm.R3, flags),
+		asm.FnGetStackid.Call(),
+	)
+}
+
+// userStack stores a user stack at dst: its id, then the process id,
+// which user space needs to symbolize it.
+func (g *gen) userStack(dst int) {
+	g.stackID(userStackFlag)
+	g.emit(asm.StoreMem(regScratch, int16(dst), asm.R0, asm.DWord))
+	g.storePid(dst + 8)
+}
+
+// storePid stores the current process id at scratch offset dst.
+func (g *gen) storePid(dst int) {
+	g.emit(asm.FnGetCurrentPidTgid.Call(), asm.RSh.Imm(asm.R0, 32),
+		asm.StoreMem(regScratch, int16(dst), asm.R0, asm.DWord))
+}
+
 // asField is e as a field access, or nil.
 func asField(e ast.Expr) *ast.Field {
 	f, _ := e.(*ast.Field)
@@ -352,17 +385,7 @@ func (g *gen) builtin(e *ast.Ident) {
 	case sema.BCPU:
 		g.emit(asm.FnGetSmpProcessorId.Call())
 	case sema.BKstack:
-		if k := g.prog.Probe.Kind; k == probe.Begin || k == probe.End {
-			g.emit(asm.Mov.Imm(asm.R0, -1)) // no kernel stack to speak of
-			return
-		}
-		g.out.Stacks = true
-		g.emit(
-			asm.Mov.Reg(asm.R1, regCtx),
-			asm.LoadMapPtr(asm.R2, 0).WithReference(mapStacks),
-			asm.Mov.Imm(asm.R3, 0),
-			asm.FnGetStackid.Call(),
-		)
+		g.stackID(0)
 	case sema.BCurtask:
 		g.emit(asm.FnGetCurrentTask.Call())
 	case sema.BCgroup:
@@ -438,6 +461,8 @@ func (g *gen) composite(e ast.Expr, dst int) int {
 			g.storeBytes(dst, []byte(g.prog.Probe.Name), t.Size)
 		case sema.BFunc:
 			g.storeBytes(dst, []byte(g.prog.Probe.Func()), t.Size)
+		case sema.BUstack:
+			g.userStack(dst)
 		default:
 			g.fail(e, "builtin %s has no value here", e.Name)
 		}

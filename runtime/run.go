@@ -72,7 +72,7 @@ func Run(out *codegen.Output, opts *Options) (code int, err error) {
 		return 1, err
 	}
 	r := &run{out: out, opts: opts, progs: map[string]*ebpf.Program{},
-		dec:     &decoder{ksyms: &symbol.Kernel{}, boot: boot, maxStrlen: out.MaxStrlen},
+		dec:     &decoder{ksyms: &symbol.Kernel{}, usyms: &symbol.User{}, boot: boot, maxStrlen: out.MaxStrlen},
 		formats: map[int]*output.Format{}}
 	defer r.close()
 	if err := r.load(); err != nil {
@@ -120,7 +120,10 @@ func Run(out *codegen.Output, opts *Options) (code int, err error) {
 		if opts.Attached != nil {
 			opts.Attached()
 		}
-		if err := r.loop(&stop); err != nil {
+		stopWatch := r.watchMappings()
+		err := r.loop(&stop)
+		stopWatch()
+		if err != nil {
 			return 1, err
 		}
 	}
@@ -499,4 +502,29 @@ func joinRecord(b []byte, sep string) string {
 		parts = append(parts, string(s))
 	}
 	return strings.Join(parts, sep)
+}
+
+// watchMappings keeps the symbolizer's view of the traced process's
+// memory map fresh while tracing, so that its user stacks still resolve
+// when they are printed after it has exited. It returns a function that
+// stops watching.
+func (r *run) watchMappings() func() {
+	if r.opts.Pid == 0 {
+		return func() {}
+	}
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(10 * time.Millisecond)
+		defer t.Stop()
+		for {
+			// No mapping holds address 0: the lookup rereads the map.
+			r.dec.usyms.Resolve(uint32(r.opts.Pid), 0)
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() { close(done) }
 }

@@ -19,8 +19,9 @@ import (
 
 // decoder turns bytes written by generated code back into values.
 type decoder struct {
-	stacks *ebpf.Map // kernel stacks by id; nil when none are recorded
+	stacks *ebpf.Map // kernel and user stacks by id; nil when none are recorded
 	ksyms  *symbol.Kernel
+	usyms  *symbol.User
 	// boot is the wall clock time of boot, for strftime().
 	boot time.Time
 	// maxStrlen bounds a strftime() result, as max_strlen does.
@@ -64,11 +65,20 @@ func (d *decoder) value(t *sema.Type, b []byte) output.Value {
 		addr := le(b, 8)
 		return output.Sym(d.ksyms.Sym(addr), addr)
 	case sema.KStack:
-		frames := d.stack(int64(int32(le(b, 8))))
+		frames := d.stack(int64(int32(le(b, 8))), 0)
 		if t.Trim {
 			frames = trimTracing(frames)
 		}
-		return output.Stack(output.StackBpftrace, frames)
+		return output.Stack(stackMode(t), limit(frames, t.Len))
+	case sema.UStack:
+		frames := d.stack(int64(int32(le(b, 8))), uint32(le(b[8:], 4)))
+		return output.Stack(stackMode(t), limit(frames, t.Len))
+	case sema.Usym:
+		addr, pid := le(b, 8), uint32(le(b[8:], 4))
+		if name, _, ok := d.usyms.Resolve(pid, addr); ok {
+			return output.Sym(name, addr)
+		}
+		return output.Sym(fmt.Sprintf("%#x", addr), addr)
 	case sema.Timestamp:
 		at := d.boot.Add(time.Duration(le(b, 8)))
 		return output.Str(output.Strftime(t.Format, at, d.maxStrlen))
@@ -101,8 +111,28 @@ func (d *decoder) value(t *sema.Type, b []byte) output.Value {
 	return output.Str("")
 }
 
-// stack reads and symbolizes the kernel stack with the given id.
-func (d *decoder) stack(id int64) []output.Frame {
+// stackMode is how a stack of type t prints: kstack(perf), ustack(raw).
+func stackMode(t *sema.Type) output.StackMode {
+	switch t.Format {
+	case "perf":
+		return output.StackPerf
+	case "raw":
+		return output.StackRaw
+	}
+	return output.StackBpftrace
+}
+
+// limit keeps the first n frames of a stack; 0 keeps them all.
+func limit(frames []output.Frame, n int) []output.Frame {
+	if n > 0 && len(frames) > n {
+		return frames[:n]
+	}
+	return frames
+}
+
+// stack reads and symbolizes the stack with the given id: a kernel
+// stack, or when pid is not 0 a user stack of that process.
+func (d *decoder) stack(id int64, pid uint32) []output.Frame {
 	if id < 0 || d.stacks == nil {
 		return nil
 	}
@@ -116,7 +146,15 @@ func (d *decoder) stack(id int64) []output.Frame {
 		if addr == 0 {
 			break
 		}
-		frames = append(frames, output.Frame{Addr: addr, Sym: d.ksyms.SymOffset(addr)})
+		if pid == 0 {
+			frames = append(frames, output.Frame{Addr: addr, Sym: d.ksyms.SymOffset(addr)})
+			continue
+		}
+		sym := fmt.Sprintf("%#x", addr)
+		if name, off, ok := d.usyms.Resolve(pid, addr); ok {
+			sym = fmt.Sprintf("%s+%d", name, off)
+		}
+		frames = append(frames, output.Frame{Addr: addr, Sym: sym})
 	}
 	return frames
 }

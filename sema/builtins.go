@@ -33,6 +33,7 @@ const (
 	BArgN   // arg0, arg1, ...: a raw tracepoint's arguments
 	BFunc   // the traced function's name
 	BRetval // the traced function's return value
+	BUstack // the user stack
 )
 
 type builtinSpec struct {
@@ -62,10 +63,11 @@ var builtins = [...]builtinSpec{
 	BCpid:    {name: "cpid", typ: Uint32},
 	BNumaid:  {name: "numaid", typ: Uint32},
 	BJiffies: {name: "jiffies", typ: Uint64},
-	BArgN:    {name: "argN", typ: Uint64, probes: []probe.Kind{probe.RawTracepoint, probe.Kprobe, probe.Uprobe}},
+	BArgN:    {name: "argN", typ: Uint64, probes: []probe.Kind{probe.RawTracepoint, probe.Kprobe, probe.Uprobe, probe.Usdt}},
 	BFunc: {name: "func", probes: []probe.Kind{probe.Kprobe, probe.Kretprobe, probe.Fentry, probe.Fexit,
 		probe.Uprobe, probe.Uretprobe}},
 	BRetval: {name: "retval", typ: Int64, probes: []probe.Kind{probe.Kretprobe, probe.Fexit, probe.Uretprobe}},
+	BUstack: {name: "ustack", typ: UStackT},
 }
 
 func lookupBuiltin(name string) Builtin {
@@ -119,6 +121,10 @@ const (
 	FJoin
 	FNsecs
 	FStrcontains
+	FKstack
+	FUstack
+	FUsym
+	FUaddr
 )
 
 type funcSpec struct {
@@ -165,6 +171,10 @@ var funcs = [...]funcSpec{
 	FJoin:        {name: "join", minArgs: 1, maxArgs: 2},
 	FNsecs:       {name: "nsecs", minArgs: 0, maxArgs: 1},
 	FStrcontains: {name: "strcontains", minArgs: 2, maxArgs: 2},
+	FKstack:      {name: "kstack", minArgs: 0, maxArgs: 2},
+	FUstack:      {name: "ustack", minArgs: 0, maxArgs: 2},
+	FUsym:        {name: "usym", minArgs: 1, maxArgs: 1},
+	FUaddr:       {name: "uaddr", minArgs: 1, maxArgs: 1},
 }
 
 // JoinArgs and JoinArgSize bound join(): the elements read, and the bytes

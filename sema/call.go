@@ -4,9 +4,13 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cilium/ebpf/btf"
+
 	"golang.org/x/sys/unix"
 
 	"gtrace/lang/ast"
+	"gtrace/probe"
+	"gtrace/symbol"
 )
 
 // call checks a function call used as an expression or statement.
@@ -136,6 +140,29 @@ func (c *checker) call(call *ast.Call) *Type {
 		}
 		c.expr(args[2])
 		return Int64
+	case FKstack, FUstack:
+		return c.stackCall(call, f)
+	case FUsym:
+		c.wantInt(args[0], c.expr(args[0]))
+		return UsymT
+	case FUaddr:
+		name, ok := args[0].(*ast.StrLit)
+		if !ok {
+			c.errorf(args[0], "uaddr() expects a string literal")
+			return nil
+		}
+		c.expr(args[0])
+		if k := c.prog.Probe.Kind; k != probe.Uprobe && k != probe.Uretprobe {
+			c.errorf(call, "uaddr() can only be used in uprobe and uretprobe probes")
+			return nil
+		}
+		addr, err := symbol.Address(c.prog.Probe.Target, name.Value)
+		if err != nil {
+			c.errorf(args[0], "uaddr(): %v", err)
+			return nil
+		}
+		c.prog.Consts[call] = int64(addr)
+		return &Type{Kind: Pointer, Size: 8, BTF: &btf.Void{}}
 	case FStrcontains:
 		a, b := c.expr(args[0]), c.expr(args[1])
 		if a.Kind != String || b.Kind != String {
@@ -285,4 +312,37 @@ func SignalNumber(name string) int {
 		name = "SIG" + name
 	}
 	return int(unix.SignalNum(name))
+}
+
+// stackModes are the ways a stack prints, as bpftrace names them.
+var stackModes = []string{"bpftrace", "perf", "raw"}
+
+// stackCall checks kstack(mode, limit) and ustack(mode, limit), both
+// arguments optional.
+func (c *checker) stackCall(call *ast.Call, f Func) *Type {
+	t := &Type{Kind: KStack, Size: 8}
+	if f == FUstack {
+		t = &Type{Kind: UStack, Size: 16}
+	} else if _, _, ok := c.prog.Probe.Fused(); ok {
+		t.Trim = true
+	}
+	for i, a := range call.Args {
+		if id, ok := a.(*ast.Ident); ok && i == 0 {
+			if !slices.Contains(stackModes, id.Name) {
+				c.errorf(a, "%s(): unknown stack mode %s: want %s", call.Name, id.Name, strings.Join(stackModes, ", "))
+				return nil
+			}
+			c.prog.Types[a] = VoidT
+			t.Format = id.Name
+			continue
+		}
+		n, ok := c.constInt(a)
+		if !ok || n < 1 || n > 127 {
+			c.errorf(a, "%s(): the number of frames must be a constant from 1 to 127", call.Name)
+			return nil
+		}
+		c.expr(a)
+		t.Len = int(n)
+	}
+	return t
 }

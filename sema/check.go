@@ -419,7 +419,7 @@ func (c *checker) keyType(t *Type, e ast.Expr) *Type {
 		return IntType(8, t.Signed)
 	case Bool:
 		return BoolT
-	case String, Tuple, KStack, Ksym, Timestamp, Buffer, Inet, Array, Pointer, Record, Invalid:
+	case String, Tuple, KStack, UStack, Ksym, Usym, Timestamp, Buffer, Inet, Array, Pointer, Record, Invalid:
 		return t
 	}
 	c.errorf(e, "Value of type '%s' can not be used as a map key", t)

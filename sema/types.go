@@ -31,6 +31,8 @@ const (
 	Pointer
 	// Record is a struct or union of kernel memory; BTF is its type.
 	Record
+	UStack // a user stack: a stack id, then the process id
+	Usym   // usym(): a user address, then the process id
 )
 
 // AggKind says which aggregation a map holds.
@@ -64,8 +66,8 @@ type Type struct {
 	// min, max and step, checked to be constants.
 	HistBits          int64
 	LMin, LMax, LStep int64
-	Format            string   // a Timestamp's strftime format
-	Len               int      // an Array's element count
+	Format            string   // a Timestamp's strftime format; a stack's mode
+	Len               int      // an Array's element count; a stack's frame limit
 	BTF               btf.Type // a Pointer's target, a Record's type
 	Trim              bool     // a KStack that starts with tracing frames
 }
@@ -83,6 +85,8 @@ var (
 	// it starts in the raw tracepoint's machinery, which printing skips,
 	// so that it reads as the syscall tracepoint's stack.
 	FusedKStackT = &Type{Kind: KStack, Size: 8, Trim: true}
+	UStackT      = &Type{Kind: UStack, Size: 16}
+	UsymT        = &Type{Kind: Usym, Size: 16}
 	KsymT        = &Type{Kind: Ksym, Size: 8}
 	InetT        = &Type{Kind: Inet, Size: 24}
 )
@@ -184,6 +188,10 @@ func (t *Type) String() string {
 		return "(" + strings.Join(parts, ",") + ")"
 	case KStack:
 		return "kstack"
+	case UStack:
+		return "ustack"
+	case Usym:
+		return "usym_t"
 	case Ksym:
 		return "ksym_t"
 	case Agg:

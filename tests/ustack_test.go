@@ -1,0 +1,68 @@
+package tests
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// ustackProgram calls leaf through middle from main a known number of
+// times, passes leaf a pointer to a function, and lingers so that the
+// tracer can read its memory map before it exits.
+const ustackProgram = `
+#include <unistd.h>
+int counter;
+__attribute__((noinline)) void target(void) { counter++; }
+__attribute__((noinline)) int leaf(void (*f)(void)) { f(); return counter; }
+__attribute__((noinline)) int middle(int n) { int s = 0; for (int i = 0; i < n; i++) s += leaf(target); return s; }
+int main(void) { usleep(300000); int s = middle(5); usleep(300000); return s == 15 ? 0 : 1; }
+`
+
+// buildUstackC compiles a C program into the test's temporary directory.
+func buildUstackC(t *testing.T, name, src string, flags ...string) string {
+	t.Helper()
+	dir := t.TempDir()
+	source := filepath.Join(dir, name+".c")
+	bin := filepath.Join(dir, name)
+	if err := writeFile(source, src); err != nil {
+		t.Fatal(err)
+	}
+	args := append([]string{"-o", bin, source}, flags...)
+	if out, err := exec.Command("gcc", args...).CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// TestUstack symbolizes user stacks and usym() in a program built with
+// frame pointers, and checks uaddr() against the program's own symbol.
+func TestUstack(t *testing.T) {
+	requireRoot(t)
+	bin := buildUstackC(t, "ustack", ustackProgram, "-O1", "-fno-omit-frame-pointer", "-no-pie")
+	script := `uprobe:` + bin + `:leaf /pid == cpid/ { @s[ustack] = count(); @f[usym(arg0)] = count(); @a = uaddr("counter"); }`
+	r := gtrace(t, "-c", bin, "-e", script)
+	if r.code != 0 {
+		t.Fatalf("exit code %d, stderr:\n%s", r.code, r.stderr)
+	}
+	out := mapOutput(r.stdout)
+	for _, want := range []string{"\n        leaf+0\n        middle+", "\n        main+", "]: 5\n", "@f[target]: 5\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in:\n%s", want, out)
+		}
+	}
+	nm, err := exec.Command("nm", bin).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(nm), "\n") {
+		if f := strings.Fields(line); len(f) == 3 && f[2] == "counter" {
+			if want := "@a: 0x" + strings.TrimLeft(f[0], "0") + "\n"; !strings.Contains(out, want) {
+				t.Errorf("missing %q in:\n%s", want, out)
+			}
+		}
+	}
+}
+
+func writeFile(path, content string) error { return os.WriteFile(path, []byte(content), 0o644) }
