@@ -79,16 +79,16 @@ func paren(x ast.Expr) string {
 	case *ast.Tuple:
 		return "(" + list(x.Elems) + ",)"
 	case *ast.Cast:
-		return "((" + ast.TypeString(x.Type) + ")" + paren(x.X) + ")"
+		return "((" + typeString(x.Type) + ")" + paren(x.X) + ")"
 	case *ast.Sizeof:
 		if x.Type != nil {
-			return "sizeof(type " + ast.TypeString(x.Type) + ")"
+			return "sizeof(type " + typeString(x.Type) + ")"
 		}
 		return "sizeof(" + paren(x.X) + ")"
 	case *ast.Offsetof:
 		arg := "?"
 		if x.Type != nil {
-			arg = "type " + ast.TypeString(x.Type)
+			arg = "type " + typeString(x.Type)
 		} else {
 			arg = paren(x.X)
 		}
@@ -171,7 +171,7 @@ func TestExpressions(t *testing.T) {
 
 func dump(prog *ast.Program) string {
 	var b bytes.Buffer
-	ast.Dump(&b, prog)
+	dumpTree(&b, prog)
 	return b.String()
 }
 

@@ -1,4 +1,4 @@
-package ast
+package parser
 
 import (
 	"fmt"
@@ -6,18 +6,17 @@ import (
 	"strconv"
 	"strings"
 
+	"gtrace/lang/ast"
 	"gtrace/lang/token"
 )
 
-// Dump prints prog as an indented tree, one node a line, in the format of
-// bpftrace's "-d ast" up to v0.24. gtrace's "-d ast" follows v0.26, which
-// prints the program back as source (see Print); Dump stays because the
-// tree shows what source hides, such as a tuple key against several keys,
-// and lang/parser's tests check parse trees with it. Types are not printed:
-// the tree holds none. Where gtrace keeps what bpftrace desugared, Dump
-// shows it as written: "->" for an arrow, "+=" for a compound assignment,
-// "block" for a nested block.
-func Dump(w io.Writer, prog *Program) {
+// dumpTree prints prog as an indented tree, one node a line, in the
+// format of bpftrace's "-d ast" up to v0.24. The parser's tests check
+// parse trees with it: the tree shows what source text hides, such as a
+// tuple key against several keys. Where gtrace keeps what bpftrace
+// desugared, it shows it as written: "->" for an arrow, "+=" for a
+// compound assignment, "block" for a nested block.
+func dumpTree(w io.Writer, prog *ast.Program) {
 	d := &dumper{w: w}
 	for _, c := range prog.Preamble {
 		d.line(0, c.Text)
@@ -53,68 +52,68 @@ func (d *dumper) line(depth int, text string) {
 	fmt.Fprintf(d.w, "%s%s\n", strings.Repeat(" ", depth), text)
 }
 
-func (d *dumper) stmts(depth int, b *Block) {
+func (d *dumper) stmts(depth int, b *ast.Block) {
 	for _, s := range b.Stmts {
 		d.stmt(depth, s)
 	}
 }
 
-func (d *dumper) stmt(depth int, s Stmt) {
+func (d *dumper) stmt(depth int, s ast.Stmt) {
 	switch s := s.(type) {
-	case *ExprStmt:
+	case *ast.ExprStmt:
 		d.expr(depth, s.X)
-	case *AssignStmt:
+	case *ast.AssignStmt:
 		d.line(depth, s.Op.String())
-		if m, ok := s.LHS.(*Map); ok && len(m.Keys) > 0 {
+		if m, ok := s.LHS.(*ast.Map); ok && len(m.Keys) > 0 {
 			d.line(depth+1, "map: "+m.Name)
 			d.keys(depth+2, m)
 		} else {
 			d.expr(depth+1, s.LHS)
 		}
 		d.expr(depth+1, s.RHS)
-	case *LetStmt:
+	case *ast.LetStmt:
 		text := "decl"
 		if s.Type != nil {
-			text += " :: [" + TypeString(s.Type) + "]"
+			text += " :: [" + typeString(s.Type) + "]"
 		}
 		d.line(depth, text)
 		d.expr(depth+1, s.Var)
 		if s.Value != nil {
 			d.expr(depth+1, s.Value)
 		}
-	case *IfStmt:
+	case *ast.IfStmt:
 		d.line(depth, "if")
 		d.expr(depth+1, s.Cond)
 		d.line(depth+1, "then")
 		d.stmts(depth+2, s.Then)
 		switch e := s.Else.(type) {
-		case *Block:
+		case *ast.Block:
 			d.line(depth+1, "else")
 			d.stmts(depth+2, e)
-		case *IfStmt:
+		case *ast.IfStmt:
 			d.line(depth+1, "else")
 			d.stmt(depth+2, e)
 		}
-	case *WhileStmt:
+	case *ast.WhileStmt:
 		d.line(depth, "while(")
 		d.expr(depth+1, s.Cond)
 		d.line(depth+1, ")")
 		d.stmts(depth+2, s.Body)
-	case *UnrollStmt:
+	case *ast.UnrollStmt:
 		d.line(depth, "unroll")
 		d.expr(depth+1, s.Count)
 		d.line(depth+1, "block")
 		d.stmts(depth+2, s.Body)
-	case *ForStmt:
+	case *ast.ForStmt:
 		d.line(depth, "for")
 		d.line(depth+1, "decl")
 		d.expr(depth+2, s.Var)
 		d.expr(depth+2, s.Map)
 		d.line(depth+1, "stmts")
 		d.stmts(depth+2, s.Body)
-	case *JumpStmt:
+	case *ast.JumpStmt:
 		d.line(depth, s.Tok.String())
-	case *Block:
+	case *ast.Block:
 		d.line(depth, "block")
 		d.stmts(depth+1, s)
 	}
@@ -122,7 +121,7 @@ func (d *dumper) stmt(depth int, s Stmt) {
 
 // keys prints map keys; several keys print as one tuple, as bpftrace
 // builds them.
-func (d *dumper) keys(depth int, m *Map) {
+func (d *dumper) keys(depth int, m *ast.Map) {
 	if len(m.Keys) == 1 {
 		d.expr(depth, m.Keys[0])
 		return
@@ -133,25 +132,25 @@ func (d *dumper) keys(depth int, m *Map) {
 	}
 }
 
-func (d *dumper) expr(depth int, x Expr) {
+func (d *dumper) expr(depth int, x ast.Expr) {
 	switch x := x.(type) {
-	case *IntLit:
+	case *ast.IntLit:
 		d.line(depth, "int: "+strconv.FormatUint(x.Value, 10))
-	case *StrLit:
-		d.line(depth, "string: "+escape(x.Value))
-	case *BoolLit:
+	case *ast.StrLit:
+		d.line(depth, "string: "+strings.Trim(strconv.Quote(x.Value), `"`))
+	case *ast.BoolLit:
 		d.line(depth, "bool: "+strconv.FormatBool(x.Value))
-	case *Ident:
+	case *ast.Ident:
 		d.line(depth, "identifier: "+x.Name)
-	case *Positional:
+	case *ast.Positional:
 		if x.Count {
 			d.line(depth, "param: $#")
 		} else {
 			d.line(depth, "param: $"+strconv.Itoa(x.N))
 		}
-	case *Var:
+	case *ast.Var:
 		d.line(depth, "variable: "+x.Name)
-	case *Map:
+	case *ast.Map:
 		if len(x.Keys) == 0 {
 			d.line(depth, "map: "+x.Name)
 			return
@@ -159,35 +158,35 @@ func (d *dumper) expr(depth int, x Expr) {
 		d.line(depth, "[]")
 		d.line(depth+1, "map: "+x.Name)
 		d.keys(depth+1, x)
-	case *Call:
+	case *ast.Call:
 		d.line(depth, "call: "+x.Name)
 		for _, a := range x.Args {
 			d.expr(depth+1, a)
 		}
-	case *Binary:
+	case *ast.Binary:
 		d.line(depth, x.Op.String())
 		d.expr(depth+1, x.X)
 		d.expr(depth+1, x.Y)
-	case *Unary:
+	case *ast.Unary:
 		op := x.Op.String()
 		if x.Op == token.MUL {
 			op = "dereference"
 		}
 		d.line(depth, op)
 		d.expr(depth+1, x.X)
-	case *IncDec:
+	case *ast.IncDec:
 		when := " (pre)"
 		if x.Post {
 			when = " (post)"
 		}
 		d.line(depth, x.Op.String()+when)
 		d.expr(depth+1, x.X)
-	case *Ternary:
+	case *ast.Ternary:
 		d.line(depth, "?:")
 		d.expr(depth+1, x.Cond)
 		d.expr(depth+1, x.Then)
 		d.expr(depth+1, x.Else)
-	case *Field:
+	case *ast.Field:
 		op := "."
 		if x.Arrow {
 			op = "->"
@@ -195,22 +194,22 @@ func (d *dumper) expr(depth int, x Expr) {
 		d.line(depth, op)
 		d.expr(depth+1, x.X)
 		d.line(depth+1, x.Name)
-	case *Index:
+	case *ast.Index:
 		d.line(depth, "[]")
 		d.expr(depth+1, x.X)
 		d.expr(depth+1, x.I)
-	case *Tuple:
+	case *ast.Tuple:
 		d.line(depth, "tuple:")
 		for _, e := range x.Elems {
 			d.expr(depth+1, e)
 		}
-	case *Cast:
-		d.line(depth, "("+TypeString(x.Type)+")")
+	case *ast.Cast:
+		d.line(depth, "("+typeString(x.Type)+")")
 		d.expr(depth+1, x.X)
-	case *Sizeof:
+	case *ast.Sizeof:
 		d.line(depth, "sizeof: ")
 		d.operand(depth+1, x.Type, x.X)
-	case *Offsetof:
+	case *ast.Offsetof:
 		d.line(depth, "offsetof: ")
 		d.operand(depth+1, x.Type, x.X)
 		for _, f := range x.Field {
@@ -220,17 +219,17 @@ func (d *dumper) expr(depth int, x Expr) {
 }
 
 // operand prints the type or expression argument of sizeof and offsetof.
-func (d *dumper) operand(depth int, t *TypeExpr, x Expr) {
+func (d *dumper) operand(depth int, t *ast.TypeExpr, x ast.Expr) {
 	if t != nil {
-		d.line(depth, TypeString(t))
+		d.line(depth, typeString(t))
 	} else {
 		d.expr(depth, x)
 	}
 }
 
-// TypeString spells t as bpftrace prints types: "uint8", "int64[4]",
+// ast.TypeString spells t as bpftrace prints types: "uint8", "int64[4]",
 // "struct task_struct *".
-func TypeString(t *TypeExpr) string {
+func typeString(t *ast.TypeExpr) string {
 	s := t.Name
 	if t.Len > 0 {
 		s += "[" + strconv.Itoa(t.Len) + "]"
