@@ -1,0 +1,212 @@
+package vmtest
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"gtrace/internal/testutils"
+)
+
+// Config describes one boot.
+type Config struct {
+	Kernel Kernel
+
+	// Files are copied into the initramfs: guest path to host path.
+	// Executables must be statically linked.
+	Files map[string]string
+
+	// Env is added to the command's environment, beside PATH=/bin and
+	// GTRACE_VMTEST=1.
+	Env map[string]string
+
+	// NVMeZoned adds an NVMe controller with one zoned namespace,
+	// /dev/nvme0n1: 1 GiB in 16 zones of 64 MiB, backed by a sparse
+	// temporary file.
+	NVMeZoned bool
+
+	MemoryMB int           // guest memory; default 1024
+	CPUs     int           // default 2
+	Timeout  time.Duration // limit for the command in the guest; default 2 minutes
+}
+
+// Result is what the command did in the guest.
+type Result struct {
+	Stdout   string
+	Stderr   string
+	ExitCode int // 143 when the command was stopped at Config.Timeout
+
+	Console string        // the whole serial console, for failure messages
+	Boot    time.Duration // qemu's wall time, boot to power off
+}
+
+// bootMargin is the time given to boot and power off, beyond the command's
+// own limit, before qemu is killed.
+const bootMargin = 90 * time.Second
+
+// Run boots cfg and runs argv in the guest as root. It skips t (fails it
+// under CI=true) when qemu, busybox-static or the kernel are not
+// available, and fails t when the boot itself goes wrong; the command's
+// own failure is only reported in the Result.
+func Run(t testing.TB, cfg Config, argv ...string) Result {
+	t.Helper()
+	if len(argv) == 0 {
+		t.Fatal("vmtest.Run: no command")
+	}
+	vmlinuz := requireKernel(t, cfg.Kernel)
+	for _, host := range cfg.Files {
+		if err := checkStatic(host); err != nil {
+			t.Fatal(err)
+		}
+	}
+	accel := chooseAccel(t, vmlinuz)
+	cfg = withDefaults(cfg)
+	res, err := boot(t.TempDir(), accel, vmlinuz, cfg, argv, cfg.Timeout+bootMargin)
+	if err != nil {
+		t.Fatalf("vmtest: kernel %s: %v", cfg.Kernel.Name, err)
+	}
+	t.Logf("vmtest: kernel %s under %s: %s exited %d, %.1fs from boot to power off",
+		cfg.Kernel.Name, accel, argv[0], res.ExitCode, res.Boot.Seconds())
+	return res
+}
+
+// requireKernel checks the tools and returns the kernel image, skipping t
+// when something is missing.
+func requireKernel(t testing.TB, k Kernel) string {
+	t.Helper()
+	if k.Package == "" {
+		t.Fatal("vmtest: Config.Kernel is not set")
+	}
+	if _, err := exec.LookPath("qemu-system-x86_64"); err != nil {
+		testutils.Skip(t, "qemu-system-x86_64 not found (apt-get install qemu-system-x86)")
+	}
+	if _, err := os.Stat(busybox); err != nil {
+		testutils.Skip(t, busybox+" not found (apt-get install busybox-static)")
+	}
+	if err := checkStatic(busybox); err != nil {
+		testutils.Skip(t, busybox+" is not static (apt-get install busybox-static)")
+	}
+	vmlinuz, err := k.Vmlinuz()
+	if err != nil {
+		testutils.Skip(t, err.Error())
+	}
+	return vmlinuz
+}
+
+func withDefaults(cfg Config) Config {
+	if cfg.MemoryMB == 0 {
+		cfg.MemoryMB = 1024
+	}
+	if cfg.CPUs == 0 {
+		cfg.CPUs = 2
+	}
+	if cfg.Timeout == 0 {
+		cfg.Timeout = 2 * time.Minute
+	}
+	return cfg
+}
+
+// boot runs one VM in dir and collects what the command printed. qemu is
+// killed after wall time kill.
+func boot(dir, accel, vmlinuz string, cfg Config, argv []string, kill time.Duration) (Result, error) {
+	limit := int((cfg.Timeout + time.Second - 1) / time.Second)
+
+	nonce := make([]byte, 8)
+	rand.Read(nonce)
+	mark := marker(hex.EncodeToString(nonce))
+	script, err := initScript(hex.EncodeToString(nonce), cfg.Env, argv, limit)
+	if err != nil {
+		return Result{}, err
+	}
+	initrd := filepath.Join(dir, "initramfs.cpio")
+	if err := initramfs(initrd, script, cfg.Files); err != nil {
+		return Result{}, err
+	}
+
+	args := []string{
+		"-nographic", "-no-reboot", "-nic", "none",
+		"-accel", accel,
+		"-m", strconv.Itoa(cfg.MemoryMB),
+		"-smp", strconv.Itoa(cfg.CPUs),
+		"-kernel", vmlinuz,
+		"-initrd", initrd,
+		"-append", "console=ttyS0 quiet panic=-1",
+	}
+	if accel == "kvm" {
+		args = append(args, "-cpu", "host")
+	}
+	if cfg.NVMeZoned {
+		img := filepath.Join(dir, "zns.img")
+		if err := os.WriteFile(img, nil, 0o600); err != nil {
+			return Result{}, err
+		}
+		if err := os.Truncate(img, 1<<30); err != nil {
+			return Result{}, err
+		}
+		args = append(args,
+			"-drive", "file="+img+",if=none,id=zns,format=raw",
+			"-device", "nvme,serial=vmtest,id=nvme0",
+			"-device", "nvme-ns,drive=zns,bus=nvme0,nsid=1,zoned=true,zoned.zone_size=64M")
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), kill)
+	defer cancel()
+	qemu := exec.CommandContext(ctx, "qemu-system-x86_64", args...)
+	var console, stderr bytes.Buffer
+	qemu.Stdout, qemu.Stderr = &console, &stderr
+	start := time.Now()
+	err = qemu.Run()
+	res := Result{Console: console.String(), Boot: time.Since(start)}
+	switch {
+	case ctx.Err() != nil:
+		return res, fmt.Errorf("qemu killed after %v%s", kill, consoleTail(res.Console))
+	case err != nil:
+		return res, fmt.Errorf("qemu: %v: %s%s", err, strings.TrimSpace(stderr.String()), consoleTail(res.Console))
+	}
+	if err := parseConsole(&res, mark); err != nil {
+		return res, fmt.Errorf("%v%s", err, consoleTail(res.Console))
+	}
+	return res, nil
+}
+
+// parseConsole fills in stdout, stderr and the exit status from the
+// marked lines the init script printed.
+func parseConsole(res *Result, mark string) error {
+	rest := res.Console
+	cut := func(sep string) (string, bool) {
+		before, after, ok := strings.Cut(rest, sep)
+		rest = after
+		return before, ok
+	}
+	if _, ok := cut(mark + " stdout@@\n"); !ok {
+		return errors.New("no output from the guest: the command did not finish")
+	}
+	stdout, ok1 := cut("\n" + mark + " stderr@@\n")
+	stderr, ok2 := cut("\n" + mark + " exit ")
+	status, ok3 := cut("@@")
+	code, err := strconv.Atoi(status)
+	if !ok1 || !ok2 || !ok3 || err != nil {
+		return errors.New("garbled output from the guest")
+	}
+	res.Stdout, res.Stderr, res.ExitCode = stdout, stderr, code
+	return nil
+}
+
+// consoleTail formats the end of the console log for an error message.
+func consoleTail(console string) string {
+	const max = 4000
+	if len(console) > max {
+		console = "..." + console[len(console)-max:]
+	}
+	return "\nserial console:\n" + console
+}
