@@ -363,17 +363,8 @@ func (g *gen) builtin(e *ast.Ident) {
 	case sema.BNsecs:
 		g.emit(asm.FnKtimeGetBootNs.Call())
 	case sema.BElapsed:
-		g.emit(
-			asm.Mov.Imm(asm.R1, 0),
-			asm.StoreMem(asm.RFP, -8, asm.R1, asm.Word),
-			asm.LoadMapPtr(asm.R1, 0).WithReference(mapGlobals),
-			asm.Mov.Reg(asm.R2, asm.RFP),
-			asm.Add.Imm(asm.R2, -8),
-			asm.FnMapLookupElem.Call(),
-		)
-		ok, end := g.newLabel(), g.newLabel()
-		g.emit(asm.JNE.Imm(asm.R0, 0, ok), asm.Ja.Label(end))
-		g.place(ok)
+		end := g.newLabel()
+		g.lookupIndex(mapGlobals, 0, end) // R0 is 0 when missing
 		g.emit(
 			asm.LoadMem(asm.R1, asm.R0, globalStartNs, asm.DWord),
 			asm.StoreMem(asm.RFP, -8, asm.R1, asm.DWord),

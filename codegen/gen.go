@@ -178,15 +178,21 @@ func (g *gen) program() (asm.Instructions, error) {
 // findScratch points regScratch at this program's entry of the per-CPU
 // scratch array, or jumps to fail.
 func (g *gen) findScratch(fail string) {
+	g.lookupIndex(mapScratch, g.index, fail)
+	g.emit(asm.Mov.Reg(regScratch, asm.R0))
+}
+
+// lookupIndex leaves in R0 a pointer to entry index of the array map
+// name, or jumps to missing. The key goes through the spare slot at -8.
+func (g *gen) lookupIndex(name string, index int, missing string) {
 	g.emit(
-		asm.Mov.Imm(asm.R1, int32(g.index)),
+		asm.Mov.Imm(asm.R1, int32(index)),
 		asm.StoreMem(asm.RFP, -8, asm.R1, asm.Word),
-		asm.LoadMapPtr(asm.R1, 0).WithReference(mapScratch),
+		asm.LoadMapPtr(asm.R1, 0).WithReference(name),
 		asm.Mov.Reg(asm.R2, asm.RFP),
 		asm.Add.Imm(asm.R2, -8),
 		asm.FnMapLookupElem.Call(),
-		asm.JEq.Imm(asm.R0, 0, fail),
-		asm.Mov.Reg(regScratch, asm.R0),
+		asm.JEq.Imm(asm.R0, 0, missing),
 	)
 }
 

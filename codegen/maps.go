@@ -50,14 +50,8 @@ func (g *gen) update(l *MapLayout, key, val int) {
 // countFailure adds one to slot index of the per-CPU counter array name.
 func (g *gen) countFailure(name string, index int) {
 	done := g.newLabel()
+	g.lookupIndex(name, index, done)
 	g.emit(
-		asm.Mov.Imm(asm.R1, int32(index)),
-		asm.StoreMem(asm.RFP, -8, asm.R1, asm.Word),
-		asm.LoadMapPtr(asm.R1, 0).WithReference(name),
-		asm.Mov.Reg(asm.R2, asm.RFP),
-		asm.Add.Imm(asm.R2, -8),
-		asm.FnMapLookupElem.Call(),
-		asm.JEq.Imm(asm.R0, 0, done),
 		asm.LoadMem(asm.R1, asm.R0, 0, asm.DWord),
 		asm.Add.Imm(asm.R1, 1),
 		asm.StoreMem(asm.R0, 0, asm.R1, asm.DWord),

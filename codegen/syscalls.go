@@ -49,17 +49,24 @@ func (g *gen) syscallField(f *sema.ArgField) {
 		g.fail(nil, "args.%s: syscalls have at most six arguments", f.Name)
 		return
 	}
-	g.emit(
-		asm.LoadMem(asm.R3, regCtx, 0, asm.DWord),
-		asm.Add.Imm(asm.R3, syscallArgRegs[f.Arg]),
+	g.emit(readSavedReg(regCtx, syscallArgRegs[f.Arg], asm.R0)...)
+	g.truncate(f.Type)
+}
+
+// readSavedReg reads into dst the register saved at offset off of the
+// struct pt_regs that a raw_syscalls context (in ctx) points to, through
+// the spare stack slot at -8; 0 if the read fails.
+func readSavedReg(ctx asm.Register, off int32, dst asm.Register) asm.Instructions {
+	return asm.Instructions{
+		asm.LoadMem(asm.R3, ctx, 0, asm.DWord),
+		asm.Add.Imm(asm.R3, off),
 		asm.Mov.Imm(asm.R1, 0),
 		asm.StoreMem(asm.RFP, -8, asm.R1, asm.DWord),
 		asm.Mov.Reg(asm.R1, asm.RFP), asm.Add.Imm(asm.R1, -8),
 		asm.Mov.Imm(asm.R2, 8),
 		asm.FnProbeReadKernel.Call(),
-		asm.LoadMem(asm.R0, asm.RFP, -8, asm.DWord),
-	)
-	g.truncate(f.Type)
+		asm.LoadMem(dst, asm.RFP, -8, asm.DWord),
+	}
 }
 
 // chainNext ends a fused program: tail-call the next program on the same
@@ -132,16 +139,7 @@ func addDispatcher(out *Output, exit bool) {
 	}
 	if exit {
 		// sys_exit has no number among its arguments: regs->orig_ax.
-		insns = append(insns,
-			asm.LoadMem(asm.R3, asm.R6, 0, asm.DWord),
-			asm.Add.Imm(asm.R3, ptRegsOrigAX),
-			asm.Mov.Imm(asm.R1, 0),
-			asm.StoreMem(asm.RFP, -8, asm.R1, asm.DWord),
-			asm.Mov.Reg(asm.R1, asm.RFP), asm.Add.Imm(asm.R1, -8),
-			asm.Mov.Imm(asm.R2, 8),
-			asm.FnProbeReadKernel.Call(),
-			asm.LoadMem(asm.R3, asm.RFP, -8, asm.DWord),
-		)
+		insns = append(insns, readSavedReg(asm.R6, ptRegsOrigAX, asm.R3)...)
 	} else {
 		insns = append(insns, asm.LoadMem(asm.R3, asm.R6, 8, asm.DWord))
 	}

@@ -7,13 +7,13 @@ import (
 	"github.com/cilium/ebpf/btf"
 )
 
-// cDecl renders a BTF type as a C declaration around declarator decl, the
+// CDecl renders a BTF type as a C declaration around declarator decl, the
 // way libbpf's btf_dump prints parameter types for bpftrace -lv, e.g.
 // "const char * const *" or "void (*)(void *)".
-func cDecl(typ btf.Type, decl string) string {
+func CDecl(typ btf.Type, decl string) string {
 	switch t := typ.(type) {
 	case *btf.Pointer:
-		return cDecl(t.Target, prependDecl("*", decl))
+		return CDecl(t.Target, prependDecl("*", decl))
 	case *btf.Const:
 		return qualified(t.Type, "const", decl)
 	case *btf.Volatile:
@@ -21,21 +21,21 @@ func cDecl(typ btf.Type, decl string) string {
 	case *btf.Restrict:
 		return qualified(t.Type, "restrict", decl)
 	case *btf.TypeTag:
-		return cDecl(t.Type, decl)
+		return CDecl(t.Type, decl)
 	case *btf.Array:
 		if strings.HasPrefix(decl, "*") {
 			decl = "(" + decl + ")"
 		}
-		return cDecl(t.Type, fmt.Sprintf("%s[%d]", decl, t.Nelems))
+		return CDecl(t.Type, fmt.Sprintf("%s[%d]", decl, t.Nelems))
 	case *btf.FuncProto:
 		var params []string
 		for _, p := range t.Params {
-			params = append(params, cDecl(p.Type, ""))
+			params = append(params, CDecl(p.Type, ""))
 		}
 		if len(params) == 0 {
 			params = []string{"void"}
 		}
-		return cDecl(t.Return, "("+decl+")("+strings.Join(params, ", ")+")")
+		return CDecl(t.Return, "("+decl+")("+strings.Join(params, ", ")+")")
 	}
 	return joinDecl(baseName(typ), decl)
 }
@@ -44,9 +44,9 @@ func cDecl(typ btf.Type, decl string) string {
 // anything else, matching C's reading order.
 func qualified(typ btf.Type, qual, decl string) string {
 	if _, ok := typ.(*btf.Pointer); ok {
-		return cDecl(typ, prependDecl(qual, decl))
+		return CDecl(typ, prependDecl(qual, decl))
 	}
-	return qual + " " + cDecl(typ, decl)
+	return qual + " " + CDecl(typ, decl)
 }
 
 func prependDecl(token, decl string) string {

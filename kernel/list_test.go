@@ -231,8 +231,8 @@ func TestCDecl(t *testing.T) {
 		{&btf.Pointer{Target: &btf.FuncProto{Return: &btf.Void{}}}, "void (*)(void)"},
 	}
 	for _, tt := range tests {
-		if got := cDecl(tt.typ, ""); got != tt.want {
-			t.Errorf("cDecl(%v) = %q, want %q", tt.typ, got, tt.want)
+		if got := CDecl(tt.typ, ""); got != tt.want {
+			t.Errorf("CDecl(%v) = %q, want %q", tt.typ, got, tt.want)
 		}
 	}
 }

@@ -6,8 +6,6 @@ import (
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/link"
-
-	"gtrace/kernel"
 )
 
 func init() {
@@ -31,12 +29,9 @@ func parseFentry(kind Kind) func(parts []string) ([]Probe, error) {
 			return nil, fmt.Errorf("%s probe must have the form %s:[module:]function", name, name)
 		}
 		fn := strings.Join(parts, ":")
-		funcs := []string{fn}
-		if kernel.HasWildcard(fn) {
-			var err error
-			if funcs, err = kernel.ExpandFunctions(fn); err != nil {
-				return nil, err
-			}
+		funcs, err := kernelFunctions(fn)
+		if err != nil {
+			return nil, err
 		}
 		probes := make([]Probe, 0, len(funcs))
 		for _, f := range funcs {

@@ -43,12 +43,9 @@ func parseKprobe(kind Kind) func(parts []string) ([]Probe, error) {
 			}
 			fn, offset = f, n
 		}
-		funcs := []string{fn}
-		if kernel.HasWildcard(fn) {
-			var err error
-			if funcs, err = kernel.ExpandFunctions(fn); err != nil {
-				return nil, err
-			}
+		funcs, err := kernelFunctions(fn)
+		if err != nil {
+			return nil, err
 		}
 		probes := make([]Probe, 0, len(funcs))
 		for _, f := range funcs {
@@ -60,6 +57,15 @@ func parseKprobe(kind Kind) func(parts []string) ([]Probe, error) {
 		}
 		return probes, nil
 	}
+}
+
+// kernelFunctions expands a function pattern over the traceable kernel
+// functions; a name without a wildcard stands for itself.
+func kernelFunctions(fn string) ([]string, error) {
+	if !kernel.HasWildcard(fn) {
+		return []string{fn}, nil
+	}
+	return kernel.ExpandFunctions(fn)
 }
 
 // attachKprobe attaches through the kprobe PMU, so that the probe goes

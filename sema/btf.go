@@ -3,6 +3,7 @@ package sema
 import (
 	"github.com/cilium/ebpf/btf"
 
+	"gtrace/kernel"
 	"gtrace/lang/ast"
 	"gtrace/lang/token"
 )
@@ -89,19 +90,10 @@ func toBTF(t *Type) btf.Type {
 
 // cName is how C names a type: "struct task_struct", "int", "void".
 func cName(t btf.Type) string {
-	switch t := t.(type) {
-	case nil, *btf.Void:
+	if t == nil {
 		return "void"
-	case *btf.Struct:
-		return "struct " + t.Name
-	case *btf.Union:
-		return "union " + t.Name
-	case *btf.Enum:
-		return "enum " + t.Name
-	case *btf.Pointer:
-		return cName(t.Target) + " *"
 	}
-	return t.TypeName()
+	return kernel.CDecl(t, "")
 }
 
 // Member is a field of a Record, as a field access found it.
@@ -239,14 +231,7 @@ func Fields(t *Type) []RecordField {
 	var out []RecordField
 	var walk func(bt btf.Type, base btf.Bits)
 	walk = func(bt btf.Type, base btf.Bits) {
-		var members []btf.Member
-		switch bt := btf.UnderlyingType(bt).(type) {
-		case *btf.Struct:
-			members = bt.Members
-		case *btf.Union:
-			members = bt.Members
-		}
-		for _, m := range members {
+		for _, m := range members(bt) {
 			bits := base + m.Offset
 			if m.Name == "" {
 				walk(m.Type, bits)

@@ -72,16 +72,7 @@ func (c *checker) offsetof(e *ast.Offsetof) *Type {
 // member finds the field name of a struct or union, looking inside
 // anonymous members, and its bit offset from the start of t.
 func member(t btf.Type, name string) (btf.Member, btf.Bits, bool) {
-	var members []btf.Member
-	switch t := btf.UnderlyingType(t).(type) {
-	case *btf.Struct:
-		members = t.Members
-	case *btf.Union:
-		members = t.Members
-	default:
-		return btf.Member{}, 0, false
-	}
-	for _, m := range members {
+	for _, m := range members(t) {
 		if m.Name == name {
 			return m, m.Offset, true
 		}
@@ -92,4 +83,15 @@ func member(t btf.Type, name string) (btf.Member, btf.Bits, bool) {
 		}
 	}
 	return btf.Member{}, 0, false
+}
+
+// members lists the members of a struct or union; nil for other types.
+func members(t btf.Type) []btf.Member {
+	switch t := btf.UnderlyingType(t).(type) {
+	case *btf.Struct:
+		return t.Members
+	case *btf.Union:
+		return t.Members
+	}
+	return nil
 }

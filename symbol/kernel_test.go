@@ -111,28 +111,6 @@ func TestFormat(t *testing.T) {
 		t.Errorf("SymOffset = %q, want vfs_read+16", got)
 	}
 
-	frames := []uint64{vfsRead, 0xffffffff81000101, 0x10}
-	tests := []struct {
-		mode StackMode
-		want string
-	}{
-		{StackBpftrace, "\n        vfs_read+16\n        do_one_initcall+1\n        0x10\n"},
-		{StackPerf, "\n\tffffffff81000210 vfs_read+16\n\tffffffff81000101 do_one_initcall+1\n\t10 0x10\n"},
-		{StackRaw, "\nffffffff81000210\nffffffff81000101\n10\n"},
-	}
-	for _, tt := range tests {
-		if got := k.Stack(frames, tt.mode); got != tt.want {
-			t.Errorf("Stack(mode %d) = %q, want %q", tt.mode, got, tt.want)
-		}
-	}
-
-	got := k.Stack([]uint64{vfsRead, ^uint64(0), vfsRead}, StackBpftrace)
-	if want := "\n        vfs_read+16\n        <unwind failure>\n"; got != want {
-		t.Errorf("Stack(unwind failure) = %q, want %q", got, want)
-	}
-	if got := k.Stack(nil, StackBpftrace); got != "\n" {
-		t.Errorf("Stack(nil) = %q, want a lone newline", got)
-	}
 }
 
 // TestKallsymsLive resolves symbols of the running kernel both ways.
