@@ -293,7 +293,7 @@ func (l *lister) addRawTracepoints(module string, spec *btf.Spec) error {
 		}
 		params := []string{}
 		for _, p := range proto.Params[1:] {
-			params = append(params, cDecl(p.Type, "")+" "+p.Name)
+			params = append(params, CDecl(p.Type, "")+" "+p.Name)
 		}
 		l.rawParams[key] = params
 	}
