@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -31,6 +32,9 @@ func parseUprobe(kind Kind) func(parts []string) ([]Probe, error) {
 		name = "uretprobe"
 	}
 	return func(parts []string) ([]Probe, error) {
+		if len(parts) > 2 && parts[1] == "cpp" {
+			return parseCppUprobe(kind, name, parts[0], strings.Join(parts[2:], ":"))
+		}
 		if len(parts) != 2 || parts[0] == "" || parts[1] == "" {
 			return nil, fmt.Errorf("%s probe must have the form %s:binary:function", name, name)
 		}
@@ -58,6 +62,14 @@ func parseUprobe(kind Kind) func(parts []string) ([]Probe, error) {
 			return []Probe{p}, nil
 		}
 		funcs := []string{fn}
+		if !kernel.HasWildcard(fn) {
+			// A C++ function may be named as written in the source.
+			if cpp, err := cppMatches(path, fn); err == nil && len(cpp) == 1 && !hasFunction(path, fn) {
+				q := p
+				q.Event, q.Name = cpp[0].Mangled, name+":"+path+":"+fn
+				return []Probe{q}, nil
+			}
+		}
 		if kernel.HasWildcard(fn) {
 			all, err := symbol.Functions(path)
 			if err != nil {
@@ -78,6 +90,51 @@ func parseUprobe(kind Kind) func(parts []string) ([]Probe, error) {
 		}
 		return probes, nil
 	}
+}
+
+// parseCppUprobe accepts uprobe:BINARY:cpp:PATTERN, where PATTERN
+// matches C++ functions by their demangled names, such as ns::Class::f.
+func parseCppUprobe(kind Kind, name, binary, pattern string) ([]Probe, error) {
+	path, err := symbol.ResolveBinary(binary)
+	if err != nil {
+		return nil, err
+	}
+	funcs, err := cppMatches(path, pattern)
+	if err != nil {
+		return nil, err
+	}
+	probes := make([]Probe, 0, len(funcs))
+	for _, f := range funcs {
+		probes = append(probes, Probe{Kind: kind, Target: path, Event: f.Mangled,
+			Name: name + ":" + path + ":cpp:" + f.Name})
+	}
+	return probes, nil
+}
+
+// cppMatches lists the C++ functions of path whose demangled name
+// matches pattern.
+func cppMatches(path, pattern string) ([]symbol.CppFunction, error) {
+	all, err := symbol.CppFunctions(path)
+	if err != nil {
+		return nil, fmt.Errorf("read the symbols of %s: %w", path, err)
+	}
+	var out []symbol.CppFunction
+	for _, f := range all {
+		if kernel.Match(pattern, f.Name) {
+			out = append(out, f)
+		}
+	}
+	return out, nil
+}
+
+// hasFunction reports whether path has a function symbol named fn.
+func hasFunction(path, fn string) bool {
+	all, err := symbol.Functions(path)
+	if err != nil {
+		return false
+	}
+	i := sort.SearchStrings(all, fn)
+	return i < len(all) && all[i] == fn
 }
 
 // attachUprobe attaches through the uprobe PMU. pid, when not 0, limits

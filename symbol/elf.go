@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/ianlancetaylor/demangle"
 )
 
 // libraryDirs are searched for a library named without a path, as the
@@ -104,4 +106,28 @@ func HasSymbols(path string) bool {
 	}
 	defer f.Close()
 	return f.Section(".symtab") != nil
+}
+
+// CppFunction is a C++ function symbol of an ELF file: its mangled name,
+// which uprobes attach to, and its demangled name without parameters.
+type CppFunction struct {
+	Mangled, Name string
+}
+
+// CppFunctions lists the C++ functions of an ELF file, demangled.
+func CppFunctions(path string) ([]CppFunction, error) {
+	names, err := Functions(path)
+	if err != nil {
+		return nil, err
+	}
+	var out []CppFunction
+	for _, n := range names {
+		if !strings.HasPrefix(n, "_Z") {
+			continue
+		}
+		if d, err := demangle.ToString(n, demangle.NoParams); err == nil {
+			out = append(out, CppFunction{Mangled: n, Name: d})
+		}
+	}
+	return out, nil
 }

@@ -66,3 +66,47 @@ func TestUstack(t *testing.T) {
 }
 
 func writeFile(path, content string) error { return os.WriteFile(path, []byte(content), 0o644) }
+
+// cppProgram calls a free function and a method a known number of times.
+const cppProgram = `
+#include <cstdio>
+#include <unistd.h>
+namespace ns { struct C { __attribute__((noinline)) int f(int x) { return x * 2; } }; }
+__attribute__((noinline)) void calculate() { static volatile int n; n++; }
+int main() { ns::C c; int s = 0; for (int i = 0; i < 7; i++) { calculate(); s += c.f(i); } printf("%d\n", s); usleep(200000); return 0; }
+`
+
+// TestCppUprobes attaches to C++ functions by their names in the source,
+// by demangled patterns with cpp:, and checks that a stripped binary's
+// missing symbol is named in the error.
+func TestCppUprobes(t *testing.T) {
+	requireRoot(t)
+	dir := t.TempDir()
+	src := filepath.Join(dir, "prog.cc")
+	if err := writeFile(src, cppProgram); err != nil {
+		t.Fatal(err)
+	}
+	bin, stripped := filepath.Join(dir, "prog"), filepath.Join(dir, "stripped")
+	for _, b := range [][]string{{"-o", bin}, {"-s", "-o", stripped}} {
+		if out, err := exec.Command("g++", append([]string{"-O1", src}, b...)...).CombinedOutput(); err != nil {
+			t.Fatalf("g++: %v\n%s", err, out)
+		}
+	}
+	script := `uprobe:` + bin + `:calculate { @calc = count(); }
+		uprobe:` + bin + `:cpp:"ns::C::f" { @f[probe] = count(); }
+		uretprobe:` + bin + `:cpp:ns::C::f { @ret = sum(retval); }
+		uprobe:` + bin + `:cpp:*calc* { @wild = count(); }`
+	r := gtrace(t, "-c", bin, "-e", script)
+	if r.code != 0 {
+		t.Fatalf("exit code %d, stderr:\n%s", r.code, r.stderr)
+	}
+	want := "42\n\n\n@calc: 7\n@f[uprobe:" + bin + ":cpp:ns::C::f]: 7\n@ret: 42\n@wild: 7\n"
+	if got := mapOutput(r.stdout); got != want {
+		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+
+	r = gtrace(t, "-c", stripped, "-e", `uprobe:`+stripped+`:calculate { @ = count(); }`)
+	if r.code == 0 || !strings.Contains(r.stderr, "has no symbol calculate") {
+		t.Errorf("want an error naming the missing symbol, got exit %d:\n%s", r.code, r.stderr)
+	}
+}
