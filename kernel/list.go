@@ -9,6 +9,8 @@ import (
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/btf"
+
+	"gtrace/symbol"
 )
 
 // provider is a probe type that can be listed.
@@ -24,6 +26,9 @@ type provider struct {
 	explicit bool
 	probes   func(l *lister) ([]string, error)
 	params   func(l *lister, probe string) ([]string, error)
+	// inBinary, instead of probes, lists the probes of the binaries
+	// that the pattern's second part names, as whole lines.
+	inBinary func(parts []string) ([]string, error)
 }
 
 // providers is sorted by name, the order bpftrace lists them in.
@@ -34,6 +39,7 @@ var providers = []provider{
 	{name: "rawtracepoint", aliases: []string{"rt"}, qualified: true, probes: (*lister).rawTracepoints, params: (*lister).rawTracepointParams},
 	{name: "software", aliases: []string{"s"}, probes: perfProbes(SoftwareEvents)},
 	{name: "tracepoint", aliases: []string{"t"}, qualified: true, probes: (*lister).tracepoints, params: (*lister).tracepointParams},
+	{name: "usdt", aliases: []string{"U"}, inBinary: usdtProbes}, // U, as u is uprobe
 }
 
 // ListProbes returns the probes matching pattern, one per line, as
@@ -98,6 +104,14 @@ func (l *lister) listOne(pattern string, verbose bool) ([]string, error) {
 
 	var out []string
 	for _, p := range matchingProviders(parts[0]) {
+		if p.inBinary != nil {
+			lines, err := p.inBinary(parts)
+			if err != nil {
+				return nil, fmt.Errorf("list %s probes: %w", p.name, err)
+			}
+			out = append(out, lines...)
+			continue
+		}
 		in := search
 		if p.qualified && len(parts) <= 2 {
 			in = "*:" + search
@@ -138,7 +152,7 @@ func matchingProviders(pattern string) []provider {
 			if !p.explicit && Match(pattern, p.name) {
 				out = append(out, p)
 			}
-		} else if name := strings.ToLower(pattern); name == p.name || slices.Contains(p.aliases, name) {
+		} else if name := strings.ToLower(pattern); name == p.name || slices.Contains(p.aliases, name) || slices.Contains(p.aliases, pattern) {
 			out = append(out, p)
 		}
 	}
@@ -312,4 +326,47 @@ func maxRegisterArgs() int {
 	default:
 		return 6
 	}
+}
+
+// usdtProbes lists the USDT probes of the binary in a pattern
+// usdt:BINARY:[provider:]name as bpftrace does, one line per probe however
+// many sites it has: "usdt:BINARY:provider:name". BINARY may have
+// wildcards. A pattern that does not name a binary lists nothing, nor does
+// a binary that is not found, unless the pattern names the usdt provider.
+func usdtProbes(parts []string) ([]string, error) {
+	if len(parts) < 3 || parts[1] == "" || parts[1] == "*" {
+		return nil, nil
+	}
+	var paths []string
+	if HasWildcard(parts[1]) {
+		paths, _ = symbol.GlobBinaries(parts[1])
+	} else if path, err := symbol.ResolveBinary(parts[1]); err == nil {
+		paths = []string{path}
+	} else if HasWildcard(parts[0]) {
+		return nil, nil
+	} else {
+		return nil, err
+	}
+	var all []string
+	for _, path := range paths {
+		probes, err := symbol.USDTProbes(path)
+		if err != nil {
+			if HasWildcard(parts[1]) || HasWildcard(parts[0]) {
+				continue // not an ELF file, or not one of ours
+			}
+			return nil, err
+		}
+		for _, u := range probes {
+			all = append(all, path+":"+u.Provider+":"+u.Name)
+		}
+	}
+	in := strings.Join(parts[1:], ":")
+	if len(parts) == 3 { // usdt:BINARY:name, of any provider
+		in = parts[1] + ":*:" + parts[2]
+	}
+	var out []string
+	for _, m := range matching(in, all) {
+		out = append(out, "usdt:"+m)
+	}
+	return out, nil
 }

@@ -1,0 +1,122 @@
+package probe
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/link"
+
+	"gtrace/kernel"
+	"gtrace/symbol"
+)
+
+func init() {
+	register(&provider{kind: Usdt, names: []string{"usdt", "U"},
+		progType: ebpf.Kprobe, parse: parseUsdt, attach: attachUsdt})
+}
+
+// parseUsdt accepts usdt:BINARY:provider:name and usdt:BINARY:name, the
+// latter for a name that only one provider uses; '*' wildcards in any
+// part. BINARY is found as uprobes find theirs. Every site of a matching
+// probe is a Probe of its own, so a marker that the compiler copied, or
+// that the source repeats, is traced wherever it is.
+func parseUsdt(parts []string) ([]Probe, error) {
+	if len(parts) != 2 && len(parts) != 3 {
+		return nil, errors.New("usdt probe must have the form usdt:binary:[provider:]name")
+	}
+	target, provider, name := parts[0], "", parts[len(parts)-1]
+	if len(parts) == 3 {
+		provider = parts[1]
+	}
+	if target == "" {
+		return nil, errors.New("usdt probe must name its binary: usdt:binary:[provider:]name")
+	}
+	if name == "" {
+		return nil, errors.New("usdt probe must have a target function or wildcard")
+	}
+	paths, err := usdtBinaries(target)
+	if err != nil {
+		return nil, err
+	}
+	anyProvider := provider == ""
+	if anyProvider {
+		provider = "*"
+	}
+
+	var probes []Probe
+	for _, path := range paths {
+		sites, err := symbol.USDTProbes(path)
+		if err != nil {
+			return nil, err
+		}
+		for i := range sites {
+			u := &sites[i]
+			if !kernel.Match(provider, u.Provider) || !kernel.Match(name, u.Name) {
+				continue
+			}
+			probes = append(probes, Probe{Kind: Usdt, Target: path, Event: u.Name, USDT: u,
+				Name: "usdt:" + path + ":" + u.Provider + ":" + u.Name})
+		}
+	}
+	// As bpftrace lists them: by name, each probe's sites in file order.
+	slices.SortStableFunc(probes, func(a, b Probe) int { return cmp.Compare(a.Name, b.Name) })
+
+	// A name alone must be one provider's, unless it is a wildcard. No
+	// match at all is for the checker to judge (missing_probes).
+	if anyProvider && !kernel.HasWildcard(target) && !kernel.HasWildcard(name) {
+		var names []string
+		for _, p := range probes {
+			names = append(names, p.Name)
+		}
+		if names = slices.Compact(names); len(names) > 1 {
+			return nil, fmt.Errorf("namespace for usdt:%s:%s not specified, matched %d probes (%s): "+
+				"name the provider or use '*' to attach to all of them",
+				target, name, len(names), strings.Join(names, ", "))
+		}
+	}
+	return probes, nil
+}
+
+// usdtBinaries resolves a usdt probe's binary; a path with wildcards may
+// name several.
+func usdtBinaries(target string) ([]string, error) {
+	if !kernel.HasWildcard(target) {
+		path, err := symbol.ResolveBinary(target)
+		if err != nil {
+			return nil, err
+		}
+		return []string{path}, nil
+	}
+	return symbol.GlobBinaries(target)
+}
+
+// attachUsdt attaches a uprobe at the probe's site. The kernel raises the
+// probe's semaphore while the uprobe is attached and lowers it when it is
+// closed, also when gtrace is killed. pid, when not 0, limits the probe,
+// and the semaphore, to that process.
+func attachUsdt(p *Probe, prog *ebpf.Program, pid int) ([]link.Link, error) {
+	ex, err := link.OpenExecutable(p.Target)
+	if err != nil {
+		return nil, err
+	}
+	// Address is an offset in the file, as the kernel takes it, and so is
+	// the semaphore's.
+	opts := &link.UprobeOptions{Address: p.USDT.LocationOffset, PID: pid,
+		RefCtrOffset: p.USDT.SemaphoreOffset}
+	l, err := ex.Uprobe("", prog, opts)
+	if errors.Is(err, link.ErrNotSupported) && opts.RefCtrOffset != 0 {
+		return nil, fmt.Errorf("the probe has a semaphore, and this kernel cannot raise it (uprobe ref_ctr_offset, Linux 4.20): %w", err)
+	}
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("this kernel has no uprobes: %w", err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return []link.Link{l}, nil
+}
