@@ -463,15 +463,14 @@ int main(int argc, char **argv) {
 }
 `
 
-// referenceScript is the document's example.bt, with one change: gtrace
-// finds uprobe functions by their symbol names, so calculate is spelled
-// as g++ mangles it.
+// referenceScript is the document's example.bt as it is: calculate is the
+// C++ function, whose symbol is _Z9calculatev.
 const referenceScript = `// example.bt
-uprobe:./test:_Z9calculatev {
+uprobe:./test:calculate {
     // register to thread id. So will work if the same thread completes the task. 
     @start[tid] = nsecs; 
 } 
-uretprobe:./test:_Z9calculatev { 
+uretprobe:./test:calculate { 
     $cmdtime = nsecs - @start[tid];
      @avg_calc["calc avg"] = avg($cmdtime);
 }
