@@ -152,6 +152,13 @@ func splitParts(text string) []string {
 	return append(parts, cur.String())
 }
 
+// EmptyError is returned for an attach point that is valid but stands
+// for no probe at all, such as a function of a stub library: a warning,
+// not an error.
+type EmptyError struct{ Reason string }
+
+func (e *EmptyError) Error() string { return e.Reason }
+
 // Attach attaches prog to p. The returned links detach when closed, and
 // when the process dies, so nothing is left behind. pid, when not 0,
 // limits user-space probes to that process (-p, -c).

@@ -49,7 +49,11 @@ func parseUprobe(kind Kind) func(parts []string) ([]Probe, error) {
 			if err != nil {
 				return nil, fmt.Errorf("%s:%s:%s: invalid address", name, parts[0], fn)
 			}
-			p.Address, p.Name = addr, name+":"+path+":"+fn
+			off, err := symbol.FileOffset(path, addr)
+			if err != nil {
+				return nil, fmt.Errorf("%s:%s:%s: %w", name, parts[0], fn, err)
+			}
+			p.Address, p.Name = off, name+":"+path+":"+fn
 			return []Probe{p}, nil
 		}
 		if f, off, ok := strings.Cut(fn, "+"); ok {
@@ -62,13 +66,17 @@ func parseUprobe(kind Kind) func(parts []string) ([]Probe, error) {
 			return []Probe{p}, nil
 		}
 		funcs := []string{fn}
-		if !kernel.HasWildcard(fn) {
+		if !kernel.HasWildcard(fn) && !hasFunction(path, fn) {
 			// A C++ function may be named as written in the source.
-			if cpp, err := cppMatches(path, fn); err == nil && len(cpp) == 1 && !hasFunction(path, fn) {
+			if cpp, err := cppMatches(path, fn); err == nil && len(cpp) == 1 {
 				q := p
 				q.Event, q.Name = cpp[0].Mangled, name+":"+path+":"+fn
 				return []Probe{q}, nil
 			}
+			if symbol.Stub(path) {
+				return nil, &EmptyError{fmt.Sprintf("%s defines no functions (a compatibility stub, such as glibc 2.34's libpthread, whose functions moved to libc): %s:%s:%s will see no events", path, name, parts[0], fn)}
+			}
+			return nil, fmt.Errorf("%s has no function symbol %s (a stripped binary keeps only its dynamic symbols)", path, fn)
 		}
 		if kernel.HasWildcard(fn) {
 			all, err := symbol.Functions(path)

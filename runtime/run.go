@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -36,8 +37,11 @@ type Options struct {
 	DryRun bool
 	// Quiet leaves out the "Attaching N probes..." line.
 	Quiet bool
-	// Pid limits user-space probes to one process (-p, -c); 0 for all.
+	// Pid limits user-space probes to one process (-p); 0 for all.
 	Pid int
+	// Cpid is the -c child's pid. As in bpftrace, its uprobes are not
+	// limited to it: a child's children run the same libraries.
+	Cpid int
 	// Attached is called once every probe is attached, to let a -c
 	// child go; Done, when it closes, ends tracing as exit() does.
 	Attached func()
@@ -67,6 +71,9 @@ type run struct {
 // Run loads, attaches and runs a compiled script until exit(), a signal,
 // or the end of a -c child, and returns the exit code the script chose.
 func Run(out *codegen.Output, opts *Options) (code int, err error) {
+	if err := CheckPrivileges(); err != nil {
+		return 1, err
+	}
 	boot, err := bootTime()
 	if err != nil {
 		return 1, err
@@ -200,6 +207,7 @@ func processed(log string) string {
 func (r *run) loadError(p *codegen.Program, err error) error {
 	var ve *ebpf.VerifierError
 	if !errors.As(err, &ve) {
+		err = lockdownNote(err)
 		if errors.Is(err, unix.EPERM) && os.Geteuid() == 0 && p.Prog.Probe.AttachType() != 0 {
 			return fmt.Errorf("%s: the kernel refused the program although gtrace runs as root: this kernel does not allow %s probes: %w",
 				p.Prog.Probe.Name, strings.SplitN(p.Prog.Probe.Name, ":", 2)[0], err)
@@ -278,17 +286,33 @@ func (r *run) attach() error {
 		}
 		links, err := probe.Attach(&p.Prog.Probe, r.progs[p.Name], r.opts.Pid)
 		if err != nil {
-			return err
+			return lockdownNote(err)
 		}
 		r.links = append(r.links, links...)
 	}
 	return nil
 }
 
+// detachWorkers bounds how many links detach closes at once.
+const detachWorkers = 64
+
+// detach closes every link. Closing the link of a tracepoint or a perf
+// event waits for RCU grace periods in the kernel, tens of milliseconds
+// each on a busy machine: closed one after another, fifty links took
+// over 4 s. Closed together, their waits overlap.
 func (r *run) detach() {
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, detachWorkers)
 	for _, l := range r.links {
-		l.Close()
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			l.Close()
+			<-sem
+		}()
 	}
+	wg.Wait()
 	r.links = nil
 }
 
@@ -388,7 +412,8 @@ func (r *run) finish() error {
 	var maps []*output.Map
 	for _, l := range r.out.SortedMaps() {
 		if n := r.sumCounter("mapfull", l.Index); n > 0 {
-			fmt.Fprintf(r.opts.Stderr, "WARNING: %s: %d updates were refused (map full: raise max_map_keys)\n", l.Name, n)
+			// bpftrace v0.26 words it so, for each refused update.
+			fmt.Fprintf(r.opts.Stderr, "WARNING: %s: Map full; can't update element (%d updates refused). Try increasing max_map_keys config\n", l.Name, n)
 		}
 		m, err := r.readMap(l)
 		if err != nil {
@@ -509,7 +534,8 @@ func joinRecord(b []byte, sep string) string {
 // when they are printed after it has exited. It returns a function that
 // stops watching.
 func (r *run) watchMappings() func() {
-	if r.opts.Pid == 0 {
+	pid := max(r.opts.Pid, r.opts.Cpid)
+	if pid == 0 {
 		return func() {}
 	}
 	done := make(chan struct{})
@@ -518,7 +544,7 @@ func (r *run) watchMappings() func() {
 		defer t.Stop()
 		for {
 			// No mapping holds address 0: the lookup rereads the map.
-			r.dec.usyms.Resolve(uint32(r.opts.Pid), 0)
+			r.dec.usyms.Resolve(uint32(pid), 0)
 			select {
 			case <-done:
 				return

@@ -1,6 +1,7 @@
 package sema
 
 import (
+	"errors"
 	"math"
 
 	"github.com/cilium/ebpf/btf"
@@ -127,6 +128,12 @@ func (c *checker) expand(prog *ast.Program) {
 		n := 0
 		for _, ap := range p.Attach {
 			probes, err := c.opts.Expand(ap.Text)
+			var empty *probe.EmptyError
+			if errors.As(err, &empty) {
+				c.errs.Warn(ap.Span(), "%v", err)
+				n = -1 // valid, if without probes
+				continue
+			}
 			if err != nil {
 				c.errorf(ap, "%v", err)
 				n = -1

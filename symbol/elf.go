@@ -131,3 +131,29 @@ func CppFunctions(path string) ([]CppFunction, error) {
 	}
 	return out, nil
 }
+
+// FileOffset turns a virtual address of an ELF file into the offset in
+// the file that holds it, which is what the kernel attaches uprobes at.
+func FileOffset(path string, addr uint64) (uint64, error) {
+	f, err := elf.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	return vaddrToOffset(f, addr)
+}
+
+// Stub reports whether an ELF library defines no functions of its own,
+// as glibc 2.34's libpthread.so.0, whose functions moved into libc.
+func Stub(path string) bool {
+	names, err := Functions(path)
+	if err != nil {
+		return false
+	}
+	for _, n := range names {
+		if !strings.HasPrefix(n, "_") {
+			return false
+		}
+	}
+	return true
+}

@@ -106,7 +106,7 @@ func TestDifferential(t *testing.T) {
 		{"ntop arrays", connect, `tracepoint:sock:inet_sock_set_state /pid == cpid && args->newstate == 2/ {
 			printf("%s %s %s %s %d\n", ntop(args->saddr), ntop(args->daddr), ntop(args->saddr_v6), ntop(args->daddr_v6), args->dport); }`, nil},
 		{"ntop int", ddMixed, writes + ` { printf("%s\n", ntop(args->count)); @[ntop(2, args->count + 0x0100007f)] = count(); }`, nil},
-		{"join", "/bin/echo a bb ccc", `tracepoint:syscalls:sys_enter_execve /pid == cpid/ { join(args->argv); join(args->argv, "-"); }`, nil},
+		{"join", "/bin/true a bb ccc", `tracepoint:syscalls:sys_enter_execve /pid == cpid/ { join(args->argv); join(args->argv, "-"); }`, nil},
 		{"array argument", dd("bs=1 count=3"),
 			`tracepoint:raw_syscalls:sys_enter /pid == cpid && args->id == 0/ { @[args->args[0], args->args[2]] = count(); }`, nil},
 		{"uprobe libc read", dd("bs=1 count=7"), `uprobe:libc:read /pid == cpid/ { @reads = count(); @fd[arg0] = count(); }

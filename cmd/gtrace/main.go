@@ -339,7 +339,7 @@ func trace(o *options, stdout, stderr io.Writer) error {
 	if child != nil {
 		ropts.Attached = child.Release
 		ropts.Done = child.Done()
-		ropts.Pid = child.Pid
+		ropts.Cpid = child.Pid
 	} else if o.pid != 0 {
 		ropts.Done = runtime.WatchPid(o.pid)
 		ropts.Pid = o.pid
