@@ -106,7 +106,7 @@ func TestCppUprobes(t *testing.T) {
 	}
 
 	r = gtrace(t, "-c", stripped, "-e", `uprobe:`+stripped+`:calculate { @ = count(); }`)
-	if r.code == 0 || !strings.Contains(r.stderr, "has no symbol calculate") {
+	if r.code == 0 || !strings.Contains(r.stderr, "has no function symbol calculate") {
 		t.Errorf("want an error naming the missing symbol, got exit %d:\n%s", r.code, r.stderr)
 	}
 }
