@@ -110,3 +110,59 @@ func TestCppUprobes(t *testing.T) {
 		t.Errorf("want an error naming the missing symbol, got exit %d:\n%s", r.code, r.stderr)
 	}
 }
+
+// goProgram calls main.work nine times through main.outer.
+const goProgram = `package main
+
+import (
+	"fmt"
+	"time"
+)
+
+//go:noinline
+func work(n int) int { return n * 3 }
+
+//go:noinline
+func outer(n int) int { return work(n) + 1 }
+
+func main() {
+	time.Sleep(200 * time.Millisecond)
+	s := 0
+	for i := 0; i < 9; i++ {
+		s += outer(i)
+	}
+	fmt.Println(s)
+	time.Sleep(200 * time.Millisecond)
+}
+`
+
+// TestGoUprobe attaches to a Go program's function and symbolizes its
+// stack. At a function's first instruction its frame is not set up yet,
+// so frame pointers lead from it straight to its caller's caller, as
+// with any tracer that walks them.
+func TestGoUprobe(t *testing.T) {
+	requireRoot(t)
+	dir := t.TempDir()
+	if err := writeFile(filepath.Join(dir, "main.go"), goProgram); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeFile(filepath.Join(dir, "go.mod"), "module goprog\n\ngo 1.22\n"); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "goprog")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Dir = dir
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	r := gtrace(t, "-c", bin, "-e", `uprobe:`+bin+`:main.work { @s[ustack(3)] = count(); @n = count(); }`)
+	if r.code != 0 {
+		t.Fatalf("exit code %d, stderr:\n%s", r.code, r.stderr)
+	}
+	out := mapOutput(r.stdout)
+	for _, want := range []string{"117\n", "\n        main.work+0\n        main.main+", "\n        runtime.main+", "]: 9\n", "@n: 9\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in:\n%s", want, out)
+		}
+	}
+}
