@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 )
@@ -82,4 +83,18 @@ func kallsymsFunctions() ([]byte, error) {
 		b.WriteByte('\n')
 	}
 	return b.Bytes(), sc.Err()
+}
+
+// HasKprobes reports whether the kernel can attach kprobes: through the
+// kprobe PMU, or through tracefs.
+func HasKprobes() bool {
+	if _, err := os.Stat("/sys/bus/event_source/devices/kprobe"); err == nil {
+		return true
+	}
+	dir, err := TracefsDir()
+	if err != nil {
+		return false
+	}
+	_, err = os.Stat(filepath.Join(dir, "kprobe_events"))
+	return err == nil
 }

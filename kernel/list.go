@@ -33,13 +33,104 @@ type provider struct {
 
 // providers is sorted by name, the order bpftrace lists them in.
 var providers = []provider{
+	// fentry and fexit come from BTF, whether or not this kernel lets
+	// programs bind to functions: listed only when asked by name.
+	{name: "fentry", aliases: []string{"f", "kfunc"}, explicit: true, probes: (*lister).btfFunctions, params: (*lister).fentryParams},
+	{name: "fexit", aliases: []string{"fr", "kretfunc"}, explicit: true, probes: (*lister).btfFunctions, params: (*lister).fexitParams},
 	{name: "hardware", aliases: []string{"h"}, probes: perfProbes(HardwareEvents)},
 	{name: "interval", aliases: []string{"i"}, explicit: true, probes: timeUnits},
+	{name: "kprobe", aliases: []string{"k"}, probes: traceable},
+	{name: "kretprobe", aliases: []string{"kr"}, probes: traceable},
 	{name: "profile", aliases: []string{"p"}, explicit: true, probes: timeUnits},
 	{name: "rawtracepoint", aliases: []string{"rt"}, qualified: true, probes: (*lister).rawTracepoints, params: (*lister).rawTracepointParams},
 	{name: "software", aliases: []string{"s"}, probes: perfProbes(SoftwareEvents)},
 	{name: "tracepoint", aliases: []string{"t"}, qualified: true, probes: (*lister).tracepoints, params: (*lister).tracepointParams},
+	{name: "uprobe", aliases: []string{"u"}, inBinary: uprobeProbes},
 	{name: "usdt", aliases: []string{"U"}, inBinary: usdtProbes}, // U, as u is uprobe
+}
+
+// traceable lists the kernel functions kprobes can attach to, none on a
+// kernel without kprobes.
+func traceable(*lister) ([]string, error) {
+	if !HasKprobes() {
+		return nil, nil
+	}
+	return TraceableFunctions()
+}
+
+// btfFunctions lists the traceable functions that fentry can bind to:
+// those with a BTF prototype.
+func (l *lister) btfFunctions() ([]string, error) {
+	all, err := TraceableFunctions()
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, f := range all {
+		if strings.Contains(f, ":") {
+			continue // module functions live in the module's BTF
+		}
+		if _, err := KernelFunc(f); err == nil {
+			out = append(out, f)
+		}
+	}
+	return out, nil
+}
+
+// fentryParams lists a function's parameters, as -lv shows them.
+func (l *lister) fentryParams(fn string) ([]string, error) {
+	proto, err := funcProto(fn)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, p := range proto.Params {
+		out = append(out, CDecl(p.Type, p.Name))
+	}
+	return out, nil
+}
+
+// fexitParams lists a function's parameters and its return value.
+func (l *lister) fexitParams(fn string) ([]string, error) {
+	out, err := l.fentryParams(fn)
+	if err != nil {
+		return nil, err
+	}
+	proto, _ := funcProto(fn)
+	return append(out, CDecl(proto.Return, "retval")), nil
+}
+
+func funcProto(fn string) (*btf.FuncProto, error) {
+	f, err := KernelFunc(fn)
+	if err != nil {
+		return nil, err
+	}
+	proto, ok := f.Type.(*btf.FuncProto)
+	if !ok {
+		return nil, fmt.Errorf("%s has no prototype", fn)
+	}
+	return proto, nil
+}
+
+// uprobeProbes lists the functions of the binary the pattern names, as
+// uprobe:BINARY:function lines.
+func uprobeProbes(parts []string) ([]string, error) {
+	if len(parts) < 3 || parts[1] == "" || HasWildcard(parts[1]) {
+		return nil, nil
+	}
+	path, err := symbol.ResolveBinary(parts[1])
+	if err != nil {
+		return nil, err
+	}
+	funcs, err := symbol.Functions(path)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, f := range matching(strings.Join(parts[2:], ":"), funcs) {
+		out = append(out, "uprobe:"+path+":"+f)
+	}
+	return out, nil
 }
 
 // ListProbes returns the probes matching pattern, one per line, as

@@ -236,3 +236,30 @@ func TestCDecl(t *testing.T) {
 		}
 	}
 }
+
+// TestListFunctions lists kernel functions for fentry and kprobes, and a
+// binary's functions for uprobes.
+func TestListFunctions(t *testing.T) {
+	got, err := ListProbesVerbose("fexit:vfs_read")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"fexit:vfs_read", "    struct file * file", "    char * buf", "    size_t count", "    loff_t * pos", "    ssize_t retval"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("fexit:vfs_read lists %q, want %q", got, want)
+	}
+	got, err = ListProbes("kprobe:vfs_read")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"kprobe:vfs_read"}; HasKprobes() && !reflect.DeepEqual(got, want) || !HasKprobes() && got != nil {
+		t.Errorf("kprobe:vfs_read lists %q with kprobes %v", got, HasKprobes())
+	}
+	got, err = ListProbes("uprobe:libc:getaddrinfo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || !strings.HasPrefix(got[0], "uprobe:/") || !strings.HasSuffix(got[0], "libc.so.6:getaddrinfo") {
+		t.Errorf("uprobe:libc:getaddrinfo lists %q", got)
+	}
+}
