@@ -129,7 +129,7 @@ func (c *checker) pointerType(te *ast.TypeExpr) *Type {
 	case te.Name == "void":
 		target = &btf.Void{}
 	case isCompositeName(te.Name):
-		t, err := c.opts.KernelType(te.Name)
+		t, err := c.lookupType(te.Name)
 		if err != nil {
 			c.errorf(te, "%v", err)
 			return &Type{Kind: Invalid}

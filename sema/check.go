@@ -65,6 +65,7 @@ func Check(prog *ast.Program, opts *Options) (*Info, diag.List) {
 	if c.opts.Kaddr == nil {
 		c.opts.Kaddr = (&symbol.Kernel{}).Addr
 	}
+	c.declareCTypes(prog)
 	c.expand(prog)
 	if c.errs.HasErrors() {
 		return nil, c.sorted()
@@ -99,6 +100,7 @@ type checker struct {
 	prog   *Prog
 	scopes []map[string]*Variable
 	loops  int
+	ctypes cTypes
 }
 
 func (c *checker) sorted() diag.List {
@@ -669,7 +671,7 @@ func (c *checker) wantInt(e ast.Expr, t *Type) {
 func (c *checker) ident(e *ast.Ident) *Type {
 	b := lookupBuiltin(e.Name)
 	if b == NoBuiltin {
-		if v, ok := c.opts.EnumValue(e.Name); ok {
+		if v, ok := c.enumValue(e.Name); ok {
 			c.prog.Consts[e] = v
 			return Int64
 		}
@@ -712,7 +714,7 @@ func (c *checker) ident(e *ast.Ident) *Type {
 			return FusedKStackT
 		}
 	case BCurtask:
-		if task, err := c.opts.KernelType("struct task_struct"); err == nil {
+		if task, err := c.lookupType("struct task_struct"); err == nil {
 			return &Type{Kind: Pointer, Size: 8, BTF: task}
 		}
 	}

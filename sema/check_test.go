@@ -149,6 +149,9 @@ func TestCheckErrors(t *testing.T) {
 		{`BEGIN { @x[kstack(fast)] = count(); }`, "kstack(): unknown stack mode fast: want bpftrace, perf, raw"},
 		{`BEGIN { @x[ustack(0)] = count(); }`, "ustack(): the number of frames must be a constant from 1 to 127"},
 		{`BEGIN { $a = uaddr("x"); }`, "uaddr() can only be used in uprobe and uretprobe probes"},
+		{"struct s { float f; };\nBEGIN { }", `C definition: unknown type "float": use an integer type or a struct, union or enum`},
+		{"struct s { int a }; BEGIN { }", `C definition: expected ";", found "}"`},
+		{"struct s { struct nope n; }; BEGIN { }", "C definition: struct nope is not in the kernel's BTF"},
 		{`nope:x { }`, "invalid probe type: nope"},
 		{`// nothing`, "The program has no probes"},
 	}
@@ -190,6 +193,8 @@ func TestCheckTypes(t *testing.T) {
 		{`BEGIN { $p = (struct pair *)0; @x = &$p->in; }`, "@x", "", "struct inner *"},
 		{`BEGIN { $p = (uint16 *)0; @x = $p + 3; }`, "@x", "", "uint16 *"},
 		{`BEGIN { @x = PAIR_B; }`, "@x", "", "int64"},
+		{"struct pair { long z; }; BEGIN { $p = (struct pair *)0; @x = $p->z; }", "@x", "", "int64"},
+		{"enum e { A, B = 7 }; BEGIN { @x = B; }", "@x", "", "int64"},
 		{`kprobe:vfs_read { @x = func; }`, "@x", "", "string[9]"},
 		{`kretprobe:vfs_read { @x[func] = retval; }`, "@x", "string[9]", "int64"},
 		{`BEGIN { @x = kaddr("jiffies"); }`, "@x", "", "uint64"},

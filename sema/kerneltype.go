@@ -20,7 +20,7 @@ func (c *checker) sizeof(e *ast.Sizeof) *Type {
 	case e.X != nil:
 		c.prog.Consts[e] = int64(c.expr(e.X).Size)
 	case e.Type.Ptr == 0 && e.Type.Len == 0 && isCompositeName(e.Type.Name):
-		t, err := c.opts.KernelType(e.Type.Name)
+		t, err := c.lookupType(e.Type.Name)
 		if err != nil {
 			c.errorf(e.Type, "%v", err)
 			return nil
@@ -44,7 +44,7 @@ func (c *checker) offsetof(e *ast.Offsetof) *Type {
 		c.errorf(e, "offsetof() expects a struct or union type, such as offsetof(struct task_struct, pid)")
 		return nil
 	}
-	t, err := c.opts.KernelType(e.Type.Name)
+	t, err := c.lookupType(e.Type.Name)
 	if err != nil {
 		c.errorf(e.Type, "%v", err)
 		return nil

@@ -74,7 +74,7 @@ func (c *checker) argPointer(ctype string) *Type {
 	if strings.TrimSpace(stars) != "" || !isCompositeName(name) || strings.HasPrefix(name, "enum ") {
 		return Uint64
 	}
-	t, err := c.opts.KernelType(name)
+	t, err := c.lookupType(name)
 	if err != nil {
 		return Uint64
 	}
