@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -535,7 +536,10 @@ func joinRecord(b []byte, sep string) string {
 // stops watching.
 func (r *run) watchMappings() func() {
 	pid := max(r.opts.Pid, r.opts.Cpid)
-	if pid == 0 {
+	// Rereading the map 100 times a second shows in what is traced
+	// (opens and reads by gtrace): only a script that prints user
+	// symbols needs it.
+	if pid == 0 || !printsUserSymbols(r.out) {
 		return func() {}
 	}
 	done := make(chan struct{})
@@ -553,4 +557,24 @@ func (r *run) watchMappings() func() {
 		}
 	}()
 	return func() { close(done) }
+}
+
+// printsUserSymbols reports whether a map or an event of out holds a
+// user stack or a usym() value, which are symbolized in user space.
+func printsUserSymbols(out *codegen.Output) bool {
+	var user func(t *sema.Type) bool
+	user = func(t *sema.Type) bool {
+		return t != nil && (t.Kind == sema.UStack || t.Kind == sema.Usym || slices.ContainsFunc(t.Elems, user))
+	}
+	for _, m := range out.Maps {
+		if user(m.Key) || user(m.Value) {
+			return true
+		}
+	}
+	for _, ev := range out.Events {
+		if slices.ContainsFunc(ev.Args, user) {
+			return true
+		}
+	}
+	return false
 }
