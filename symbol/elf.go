@@ -144,8 +144,21 @@ func FileOffset(path string, addr uint64) (uint64, error) {
 }
 
 // Stub reports whether an ELF library defines no functions of its own,
-// as glibc 2.34's libpthread.so.0, whose functions moved into libc.
+// as glibc 2.34's libpthread.so.0, whose functions moved into libc. A
+// program, stripped or not, is never a stub.
 func Stub(path string) bool {
+	f, err := elf.Open(path)
+	if err != nil {
+		return false
+	}
+	isLib := f.Type == elf.ET_DYN
+	for _, p := range f.Progs {
+		isLib = isLib && p.Type != elf.PT_INTERP // PIE programs have one
+	}
+	f.Close()
+	if !isLib {
+		return false
+	}
 	names, err := Functions(path)
 	if err != nil {
 		return false
