@@ -166,3 +166,39 @@ func TestGoUprobe(t *testing.T) {
 		}
 	}
 }
+
+// TestUprobeForms attaches to one function by name, name+offset, its
+// address in a PIE and in a non-PIE program, and a wildcard.
+func TestUprobeForms(t *testing.T) {
+	requireRoot(t)
+	for _, pie := range []string{"-pie", "-no-pie"} {
+		t.Run(pie, func(t *testing.T) {
+			bin := buildUstackC(t, "forms", ustackProgram, "-O1", pie)
+			nm, err := exec.Command("nm", bin).Output()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var addr string
+			for _, line := range strings.Split(string(nm), "\n") {
+				if f := strings.Fields(line); len(f) == 3 && f[2] == "leaf" {
+					addr = "0x" + strings.TrimLeft(f[0], "0")
+				}
+			}
+			if addr == "" {
+				t.Fatalf("no leaf in nm output:\n%s", nm)
+			}
+			script := `uprobe:` + bin + `:leaf { @name = count(); }
+				uprobe:` + bin + `:leaf+0 { @offset = count(); }
+				uprobe:` + bin + `:` + addr + ` { @addr = count(); }
+				uprobe:` + bin + `:lea* { @wild[probe] = count(); }`
+			r := gtrace(t, "-c", bin, "-e", script)
+			if r.code != 0 {
+				t.Fatalf("exit code %d, stderr:\n%s", r.code, r.stderr)
+			}
+			want := "@addr: 5\n@name: 5\n@offset: 5\n@wild[uprobe:" + bin + ":leaf]: 5\n"
+			if got := mapOutput(r.stdout); got != want {
+				t.Errorf("got:\n%s\nwant:\n%s", got, want)
+			}
+		})
+	}
+}
