@@ -78,10 +78,23 @@ func (c *Child) Kill() {
 func WatchPid(pid int) <-chan struct{} {
 	done := make(chan struct{})
 	go func() {
-		for unix.Kill(pid, 0) == nil {
-			time.Sleep(100 * time.Millisecond)
+		defer close(done)
+		// A pidfd becomes readable when the process ends, before its
+		// parent reaps it; kill(pid, 0) would still find the zombie.
+		fd, err := unix.PidfdOpen(pid, 0)
+		if err != nil {
+			for unix.Kill(pid, 0) == nil {
+				time.Sleep(100 * time.Millisecond)
+			}
+			return
 		}
-		close(done)
+		defer unix.Close(fd)
+		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+		for {
+			if _, err := unix.Poll(fds, -1); err != unix.EINTR {
+				return
+			}
+		}
 	}()
 	return done
 }

@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -200,5 +201,30 @@ func TestUprobeForms(t *testing.T) {
 				t.Errorf("got:\n%s\nwant:\n%s", got, want)
 			}
 		})
+	}
+}
+
+// TestUprobePid attaches with -p to one of two processes running the
+// same program: only its calls count, and gtrace exits with it.
+func TestUprobePid(t *testing.T) {
+	requireRoot(t)
+	src := strings.Replace(ustackProgram, "usleep(300000); int s", "usleep(1500000); int s", 1)
+	bin := buildUstackC(t, "pidprog", src, "-O1")
+	var procs []*exec.Cmd
+	for i := 0; i < 2; i++ {
+		cmd := exec.Command(bin)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer cmd.Wait()
+		procs = append(procs, cmd)
+	}
+	pid := fmt.Sprint(procs[0].Process.Pid)
+	r := gtrace(t, "-p", pid, "-e", `uprobe:`+bin+`:leaf { @[pid] = count(); }`)
+	if r.code != 0 {
+		t.Fatalf("exit code %d, stderr:\n%s", r.code, r.stderr)
+	}
+	if got, want := mapOutput(r.stdout), "@["+pid+"]: 5\n"; got != want {
+		t.Errorf("got:\n%s\nwant:\n%s", got, want)
 	}
 }
