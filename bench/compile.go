@@ -1,0 +1,108 @@
+package bench
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/cilium/ebpf/btf"
+
+	"gtrace/codegen"
+	"gtrace/kernel"
+	"gtrace/lang/parser"
+	"gtrace/lang/token"
+	"gtrace/probe"
+	"gtrace/sema"
+)
+
+// OneLiners are typical one-liners, in the dialect both bpftrace 0.17 and
+// gtrace accept, by a short name.
+var OneLiners = []struct{ Name, Src string }{
+	{"count", `tracepoint:syscalls:sys_enter_read { @ = count(); }`},
+	{"count_by_comm", `tracepoint:raw_syscalls:sys_enter { @[comm] = count(); }`},
+	{"hist", `tracepoint:syscalls:sys_enter_read { @bytes = hist(args->count); }`},
+	{"latency", latencyScript},
+	{"printf", `tracepoint:syscalls:sys_enter_openat { printf("%s %s\n", comm, str(args->filename)); }`},
+	{"interval", `tracepoint:syscalls:sys_enter_read /pid > 1/ { @[pid, comm] = sum(args->count); }
+interval:s:1 { print(@); clear(@); }`},
+}
+
+// block is one probe of GenerateProgram's scripts, numbered by %[1]d:
+// a predicate, variables, aggregations keyed by builtins, a branch and a
+// printf, with maps of its own, as a long hand-written script has.
+const block = `tracepoint:syscalls:sys_enter_read /pid != %[1]d && args->fd > 2/ {
+	$n = args->count + %[1]d;
+	@bytes%[1]d[comm] = sum($n);
+	@size%[1]d = hist($n);
+	if ($n > %[1]d * 4096) {
+		printf("%%s read %%d bytes from fd %%d\n", comm, $n, args->fd);
+	} else {
+		@small%[1]d[pid, tid] = count();
+	}
+	@last%[1]d = ($n %% 7 == 0) ? elapsed : nsecs - @start;
+}
+
+`
+
+// GenerateProgram returns a script of at most lines lines, and close to
+// it: a BEGIN probe, as many blocks as fit, and an interval probe that
+// exits. Its probes all attach to syscalls:sys_enter_read, so that the
+// script also runs, or compiles, on a real kernel.
+func GenerateProgram(lines int) string {
+	var b strings.Builder
+	b.WriteString("BEGIN { printf(\"Tracing...\\n\"); @start = nsecs; }\n\n")
+	perBlock := strings.Count(block, "\n")
+	for i := 0; 3+(i+1)*perBlock <= lines; i++ {
+		fmt.Fprintf(&b, block, i)
+	}
+	b.WriteString("interval:s:1 { exit(); }\n")
+	return b.String()
+}
+
+// Compile lexes, parses, checks and compiles src as gtrace does, but
+// with fakes for what the kernel would tell: every tracepoint has the
+// fields of syscalls:sys_enter_read, attach points are taken as written
+// and the kernel has no types. It needs no root.
+func Compile(src []byte) (*codegen.Output, error) {
+	file := token.NewFile("bench.bt", src)
+	prog, errs := parser.ParseFile(file)
+	if errs.HasErrors() {
+		return nil, fmt.Errorf("parse: %w", errs)
+	}
+	info, errs := sema.Check(prog, &sema.Options{Config: sema.DefaultConfig(),
+		Expand: fakeExpand, Format: fakeFormat, KernelType: fakeKernelType})
+	if errs.HasErrors() {
+		return nil, fmt.Errorf("check: %w", errs)
+	}
+	out, err := codegen.Compile(info, &codegen.Options{NumCPU: 2})
+	if err != nil {
+		return nil, fmt.Errorf("codegen: %w", err)
+	}
+	return out, nil
+}
+
+// fakeExpand takes tracepoints as written, without the kernel's list.
+func fakeExpand(text string) ([]probe.Probe, error) {
+	if rest, ok := strings.CutPrefix(text, "tracepoint:"); ok {
+		cat, ev, _ := strings.Cut(rest, ":")
+		return []probe.Probe{{Kind: probe.Tracepoint, Name: text, Target: cat, Event: ev}}, nil
+	}
+	return probe.Parse(text)
+}
+
+// fakeFormat gives every tracepoint the fields of syscalls:sys_enter_read
+// and sys_exit_read.
+func fakeFormat(category, event string) (*kernel.Format, error) {
+	return &kernel.Format{Fields: []kernel.Field{
+		{Name: "__syscall_nr", CType: "int", Offset: 8, Size: 4, Signed: true},
+		{Name: "fd", CType: "unsigned int", Offset: 16, Size: 8},
+		{Name: "buf", CType: "char *", Offset: 24, Size: 8},
+		{Name: "count", CType: "size_t", Offset: 32, Size: 8},
+		{Name: "ret", CType: "long", Offset: 16, Size: 8, Signed: true},
+		{Name: "filename", CType: "const char *", Offset: 40, Size: 8},
+	}}, nil
+}
+
+// fakeKernelType finds no kernel types.
+func fakeKernelType(name string) (btf.Type, error) {
+	return nil, fmt.Errorf("%s: no kernel types in benchmarks", name)
+}

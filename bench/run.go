@@ -1,0 +1,111 @@
+package bench
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Config says what Run measures, and how often.
+type Config struct {
+	Gtrace, Bpftrace Tracer
+	// Runs is how many times each timed figure is measured per tracer;
+	// the best run counts.
+	Runs int
+	// Rounds is how many workloads each per-event figure runs; the least
+	// cost counts.
+	Rounds int
+	// Events is the size of the per-event workload: dd bs=1 count=Events.
+	Events int
+	// WildcardRuns is Runs for the tracepoint:syscalls:* figure, which
+	// takes about a minute per bpftrace run.
+	WildcardRuns int
+	// Figures names the figures to measure, from FigureNames.
+	Figures []string
+	// Log receives progress, one line per measurement.
+	Log io.Writer
+}
+
+// figure is one group of rows of the table.
+type figure struct {
+	name    string
+	measure func(*Config) ([]Row, error)
+}
+
+var figures = []figure{
+	{"startup", startup},
+	{"hist", histOneLiner},
+	{"attach", attachTime},
+	{"compile", compileLong},
+	{"events", perEvent},
+	{"wildcard", wildcard},
+}
+
+// FigureNames lists the figures Run can measure, in table order.
+func FigureNames() []string {
+	var names []string
+	for _, f := range figures {
+		names = append(names, f.name)
+	}
+	return names
+}
+
+// Run measures the figures cfg names, both tracers side by side, and
+// writes a header and a Markdown table of the results to w.
+func Run(cfg *Config, w io.Writer) error {
+	for _, name := range cfg.Figures {
+		if !slices.Contains(FigureNames(), name) {
+			return fmt.Errorf("unknown figure %q: want one of %s", name, strings.Join(FigureNames(), ", "))
+		}
+	}
+	header, err := describe(cfg)
+	if err != nil {
+		return err
+	}
+	var rows []Row
+	for _, f := range figures {
+		if !slices.Contains(cfg.Figures, f.name) {
+			continue
+		}
+		fmt.Fprintf(cfg.Log, "measuring %s...\n", f.name)
+		r, err := f.measure(cfg)
+		if err != nil {
+			return fmt.Errorf("%s: %w", f.name, err)
+		}
+		rows = append(rows, r...)
+	}
+	fmt.Fprint(w, header)
+	return WriteTable(w, rows)
+}
+
+// describe says what was measured, where and when.
+func describe(cfg *Config) (string, error) {
+	var uts unix.Utsname
+	if err := unix.Uname(&uts); err != nil {
+		return "", fmt.Errorf("uname: %w", err)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s, Linux %s, %d CPUs; best of %d runs, least of %d rounds of dd bs=1 count=%d per event cost\n",
+		time.Now().Format("2006-01-02"), unix.ByteSliceToString(uts.Release[:]), runtime.NumCPU(),
+		cfg.Runs, cfg.Rounds, cfg.Events)
+	if v := os.Getenv("GTRACE_NO_FUSION"); v != "" {
+		fmt.Fprintf(&b, "GTRACE_NO_FUSION=%s: syscall tracepoints unfused\n", v)
+	}
+	for _, t := range cfg.tracers() {
+		out, err := exec.Command(t.Path, "--version").Output()
+		if err != nil {
+			return "", fmt.Errorf("%s --version: %w", t.Path, err)
+		}
+		fmt.Fprintf(&b, "%s: %s\n", t.Path, bytes.TrimSpace(out))
+	}
+	b.WriteString("\n")
+	return b.String(), nil
+}
