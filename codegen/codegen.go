@@ -35,6 +35,12 @@ type Output struct {
 type Program struct {
 	Name string // its name in Spec.Programs
 	Prog *sema.Prog
+	// Names is the map from which a multi-kprobe reads its functions'
+	// probe and func names, by cookie: the runtime fills it. Each
+	// entry holds the probe name, then the func name, in NameSize bytes
+	// each.
+	Names    string
+	NameSize int
 }
 
 // Options carries values fixed at compile time.
@@ -113,11 +119,17 @@ func Compile(info *sema.Info, opts *Options) (*Output, error) {
 		name := fmt.Sprintf("p%d", i)
 		spec := &ebpf.ProgramSpec{Name: name, Type: p.Probe.ProgramType(),
 			Instructions: insns, License: "GPL", AttachType: p.Probe.AttachType()}
-		if spec.AttachType != 0 {
+		if spec.AttachType != 0 && p.Probe.Funcs == nil {
 			spec.AttachTo = p.Probe.Func()
 		}
 		out.Spec.Programs[name] = spec
-		out.Progs = append(out.Progs, &Program{Name: name, Prog: p})
+		prog := &Program{Name: name, Prog: p}
+		if g.nameSize > 0 {
+			prog.Names, prog.NameSize = namesMap(i), g.nameSize
+			maps[prog.Names] = &ebpf.MapSpec{Name: prog.Names, Type: ebpf.Array, KeySize: 4,
+				ValueSize: uint32(2 * g.nameSize), MaxEntries: uint32(len(p.Probe.Funcs))}
+		}
+		out.Progs = append(out.Progs, prog)
 	}
 	// Each CPU's scratch entries are as large as the hungriest program.
 	maps[mapScratch].ValueSize = uint32(used)
@@ -156,6 +168,16 @@ func funcInfo(probe string) *btf.Func {
 	proto := &btf.FuncProto{Return: &btf.Int{Name: "int", Size: 4, Encoding: btf.Signed},
 		Params: []btf.FuncParam{{Name: "ctx", Type: ctx}}}
 	return &btf.Func{Name: funcName(probe), Type: proto, Linkage: btf.GlobalFunc}
+}
+
+// ProbeCount is the number of probes, as "Attaching N probes" counts
+// them: a multi-kprobe counts each of its functions.
+func (o *Output) ProbeCount() int {
+	n := 0
+	for _, p := range o.Progs {
+		n += max(1, len(p.Prog.Probe.Funcs))
+	}
+	return n
 }
 
 // SortedMaps returns the layouts in name order, the order bpftrace prints

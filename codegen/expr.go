@@ -448,10 +448,17 @@ func (g *gen) composite(e ast.Expr, dst int) int {
 		case sema.BComm:
 			g.scratchPtr(asm.R1, dst)
 			g.emit(asm.Mov.Imm(asm.R2, int32(t.Size)), asm.FnGetCurrentComm.Call())
-		case sema.BProbe:
-			g.storeBytes(dst, []byte(g.prog.Probe.Name), t.Size)
-		case sema.BFunc:
-			g.storeBytes(dst, []byte(g.prog.Probe.Func()), t.Size)
+		case sema.BProbe, sema.BFunc:
+			b := g.prog.Builtins[e]
+			if g.prog.Probe.Funcs != nil {
+				g.multiName(b == sema.BFunc, dst, t.Size)
+				break
+			}
+			name := g.prog.Probe.Name
+			if b == sema.BFunc {
+				name = g.prog.Probe.Func()
+			}
+			g.storeBytes(dst, []byte(name), t.Size)
 		case sema.BUstack:
 			g.userStack(dst)
 		default:

@@ -60,6 +60,8 @@ type gen struct {
 	// next is the slot of the next fused program on the same syscall,
 	// -1 when there is none.
 	next int
+	// nameSize is set when a multi-kprobe reads its names map.
+	nameSize int
 }
 
 type loop struct{ brk, cont string }

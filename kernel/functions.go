@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
+
+	"github.com/cilium/ebpf/features"
 )
 
 // TraceableFunctions lists the kernel functions kprobes can attach to,
@@ -98,3 +101,13 @@ func HasKprobes() bool {
 	_, err = os.Stat(filepath.Join(dir, "kprobe_events"))
 	return err == nil
 }
+
+// HasKprobeMulti reports whether the kernel attaches a program to many
+// functions at once (kprobe.multi, Linux 5.18 with CONFIG_FPROBE), and
+// lists them through ftrace, which kprobe.multi needs.
+var HasKprobeMulti = sync.OnceValue(func() bool {
+	if _, err := readTracefs("available_filter_functions"); err != nil {
+		return false
+	}
+	return features.HaveBPFLinkKprobeMulti() == nil
+})

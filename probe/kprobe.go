@@ -47,6 +47,11 @@ func parseKprobe(kind Kind) func(parts []string) ([]Probe, error) {
 		if err != nil {
 			return nil, err
 		}
+		if len(funcs) > 1 && kernel.HasKprobeMulti() {
+			// One program on every function, attached in one system
+			// call: a function's probe and func come from its cookie.
+			return []Probe{{Kind: kind, Name: name + ":" + fn, Event: fn, Funcs: funcs}}, nil
+		}
 		probes := make([]Probe, 0, len(funcs))
 		for _, f := range funcs {
 			p := Probe{Kind: kind, Name: name + ":" + f, Event: f, Offset: offset}
@@ -71,6 +76,9 @@ func kernelFunctions(fn string) ([]string, error) {
 // attachKprobe attaches through the kprobe PMU, so that the probe goes
 // away with gtrace's file descriptors.
 func attachKprobe(p *Probe, prog *ebpf.Program, _ int) ([]link.Link, error) {
+	if p.Funcs != nil {
+		return attachKprobeMulti(p, prog)
+	}
 	fn := p.Func() // the kernel finds module functions by name
 	var l link.Link
 	var err error
@@ -116,4 +124,50 @@ func (p *Probe) Func() string {
 		fn = fn[i+1:]
 	}
 	return fn
+}
+
+// attachKprobeMulti attaches one program to every function of a
+// wildcard, each with its index in p.Funcs as the cookie.
+func attachKprobeMulti(p *Probe, prog *ebpf.Program) ([]link.Link, error) {
+	opts := link.KprobeMultiOptions{}
+	for i, f := range p.Funcs {
+		if j := strings.LastIndex(f, ":"); j >= 0 {
+			f = f[j+1:]
+		}
+		opts.Symbols = append(opts.Symbols, f)
+		opts.Cookies = append(opts.Cookies, uint64(i))
+	}
+	var l link.Link
+	var err error
+	if p.Kind == Kretprobe {
+		l, err = link.KretprobeMulti(prog, opts)
+	} else {
+		l, err = link.KprobeMulti(prog, opts)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return []link.Link{l}, nil
+}
+
+// FuncName is the name of a multi-kprobe's i-th function, for func,
+// and its probe's, for probe.
+func (p *Probe) FuncName(i int) (fn, probe string) {
+	f := p.Funcs[i]
+	provider, _, _ := strings.Cut(p.Name, ":")
+	if j := strings.LastIndex(f, ":"); j >= 0 {
+		return f[j+1:], provider + ":" + f
+	}
+	return f, provider + ":" + f
+}
+
+// NameSize is the room, NUL included, that the probe and func builtins
+// need: the longest of a multi-kprobe's names.
+func (p *Probe) NameSize() int {
+	n := max(len(p.Name), len(p.Func()))
+	for i := range p.Funcs {
+		fn, probe := p.FuncName(i)
+		n = max(n, len(fn), len(probe))
+	}
+	return n + 1
 }

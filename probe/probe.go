@@ -54,6 +54,9 @@ type Probe struct {
 	// USDT is a usdt probe's site: where it is, its semaphore, how to
 	// read its arguments. Target is its binary.
 	USDT *symbol.USDT
+	// Funcs lists the functions of a kprobe wildcard attached as one
+	// multi-kprobe; nil for a probe on one function.
+	Funcs []string
 	// Syscall is set on a syscall tracepoint that runs fused into
 	// raw_syscalls: its syscall's number, plus one so that 0 means
 	// not fused.
@@ -89,8 +92,12 @@ func (p *Probe) ProgramType() ebpf.ProgramType {
 }
 
 // AttachType is the attach type p's program is loaded with, for programs
-// bound to their target at load time (fentry, fexit); 0 otherwise.
+// bound to their target at load time (fentry, fexit) and multi-kprobes;
+// 0 otherwise.
 func (p *Probe) AttachType() ebpf.AttachType {
+	if p.Funcs != nil {
+		return ebpf.AttachTraceKprobeMulti
+	}
 	return providers[p.Kind].attachType
 }
 

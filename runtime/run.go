@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	goruntime "runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -109,7 +110,7 @@ func Run(out *codegen.Output, opts *Options) (code int, err error) {
 		return 1, fmt.Errorf("open ring buffer: %w", err)
 	}
 	if !opts.Quiet {
-		opts.Printer.AttachedProbes(uint64(len(out.Progs)))
+		opts.Printer.AttachedProbes(uint64(out.ProbeCount()))
 	}
 	if err := r.runSpecial(probe.Begin); err != nil {
 		return 1, err
@@ -162,32 +163,71 @@ func (r *run) load() error {
 	if m := coll.Maps["stacks"]; m != nil {
 		r.dec.stacks = m
 	}
-	for _, p := range append(r.out.Progs, r.out.Dispatchers...) {
-		spec := r.out.Spec.Programs[p.Name].Copy()
-		refs := spec.Instructions.ReferenceOffsets()
-		for name, m := range coll.Maps {
-			if len(refs[name]) == 0 {
-				continue
-			}
-			if err := spec.Instructions.AssociateMap(name, m); err != nil {
-				return fmt.Errorf("%s: associate map %s: %w", p.Prog.Probe.Name, name, err)
-			}
+	// The verifier's work is most of a load: one program per CPU at a
+	// time, so that thousands of probes load in parallel.
+	all := append(r.out.Progs, r.out.Dispatchers...)
+	loaded := make([]*ebpf.Program, len(all))
+	errs := make([]error, len(all))
+	sizes := make([]int, len(all))
+	forEach(len(all), func(i int) {
+		loaded[i], sizes[i], errs[i] = r.loadProgram(all[i])
+	})
+	for i, p := range all {
+		if loaded[i] != nil {
+			r.progs[p.Name] = loaded[i]
 		}
-		popts := ebpf.ProgramOptions{}
-		if r.opts.Verbose {
-			popts.LogLevel = ebpf.LogLevelStats
+	}
+	for i, p := range all {
+		if errs[i] != nil {
+			return r.loadError(p, errs[i])
 		}
-		prog, err := ebpf.NewProgramWithOptions(spec, popts)
-		if err != nil {
-			return r.loadError(p, err)
-		}
-		r.progs[p.Name] = prog
 		if r.opts.Verbose {
 			fmt.Fprintf(r.opts.Stderr, "%s: %d instructions, verifier %s\n", p.Prog.Probe.Name,
-				len(spec.Instructions), processed(prog.VerifierLog))
+				sizes[i], processed(loaded[i].VerifierLog))
 		}
 	}
 	return nil
+}
+
+// loadProgram loads one program through the verifier with its maps, and
+// returns its number of instructions.
+func (r *run) loadProgram(p *codegen.Program) (*ebpf.Program, int, error) {
+	spec := r.out.Spec.Programs[p.Name].Copy()
+	refs := spec.Instructions.ReferenceOffsets()
+	for name, m := range r.coll.Maps {
+		if len(refs[name]) == 0 {
+			continue
+		}
+		if err := spec.Instructions.AssociateMap(name, m); err != nil {
+			return nil, 0, fmt.Errorf("associate map %s: %w", name, err)
+		}
+	}
+	popts := ebpf.ProgramOptions{}
+	if r.opts.Verbose {
+		popts.LogLevel = ebpf.LogLevelStats
+	}
+	prog, err := ebpf.NewProgramWithOptions(spec, popts)
+	return prog, len(spec.Instructions), err
+}
+
+// forEach calls f(0) to f(n-1) on as many goroutines as there are CPUs.
+func forEach(n int, f func(i int)) {
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < min(n, goruntime.NumCPU()); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				f(i)
+			}
+		}()
+	}
+	for i := 0; i < n; i++ {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
 }
 
 // processed pulls "processed N insns" out of a verifier log.
@@ -278,6 +318,7 @@ func (r *run) attach() error {
 			return fmt.Errorf("fuse %s: %w", name, err)
 		}
 	}
+	var attach []*codegen.Program
 	for _, p := range append(r.out.Progs, r.out.Dispatchers...) {
 		if k := p.Prog.Probe.Kind; k == probe.Begin || k == probe.End {
 			continue
@@ -285,11 +326,41 @@ func (r *run) attach() error {
 		if _, fused := r.out.Slots[p.Name]; fused {
 			continue
 		}
-		links, err := probe.Attach(&p.Prog.Probe, r.progs[p.Name], r.opts.Pid)
+		if err := r.fillNames(p); err != nil {
+			return err
+		}
+		attach = append(attach, p)
+	}
+	// Each attach is a few system calls; many probes attach in parallel.
+	links := make([][]link.Link, len(attach))
+	errs := make([]error, len(attach))
+	forEach(len(attach), func(i int) {
+		links[i], errs[i] = probe.Attach(&attach[i].Prog.Probe, r.progs[attach[i].Name], r.opts.Pid)
+	})
+	for _, l := range links {
+		r.links = append(r.links, l...)
+	}
+	for _, err := range errs {
 		if err != nil {
 			return lockdownNote(err)
 		}
-		r.links = append(r.links, links...)
+	}
+	return nil
+}
+
+// fillNames writes a multi-kprobe's probe and func names by cookie.
+func (r *run) fillNames(p *codegen.Program) error {
+	if p.Names == "" {
+		return nil
+	}
+	for i := range p.Prog.Probe.Funcs {
+		fn, name := p.Prog.Probe.FuncName(i)
+		v := make([]byte, 2*p.NameSize)
+		copy(v[:p.NameSize-1], name)
+		copy(v[p.NameSize:2*p.NameSize-1], fn)
+		if err := r.coll.Maps[p.Names].Put(uint32(i), v); err != nil {
+			return fmt.Errorf("%s: names: %w", p.Prog.Probe.Name, err)
+		}
 	}
 	return nil
 }

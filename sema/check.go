@@ -697,7 +697,7 @@ func (c *checker) ident(e *ast.Ident) *Type {
 		c.errorf(e, "The args builtin must be followed by a field, such as args.%s", "name")
 		return nil
 	case BFunc:
-		return StringType(len(c.prog.Probe.Func()) + 1)
+		return StringType(c.prog.Probe.NameSize())
 	case BRetval:
 		if c.prog.Probe.Kind == probe.Fexit {
 			fa, err := c.funcArgs()
@@ -708,7 +708,7 @@ func (c *checker) ident(e *ast.Ident) *Type {
 			return fa.retval.Type
 		}
 	case BProbe:
-		return StringType(len(c.prog.Probe.Name) + 1)
+		return StringType(c.prog.Probe.NameSize())
 	case BKstack:
 		if _, _, ok := c.prog.Probe.Fused(); ok {
 			return FusedKStackT
