@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -30,7 +31,7 @@ func TestParse(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(got) != 1 || got[0] != tt.want {
+			if len(got) != 1 || !reflect.DeepEqual(got[0], tt.want) {
 				t.Errorf("Parse(%q) = %+v, want %+v", tt.text, got, tt.want)
 			}
 		})
