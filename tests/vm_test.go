@@ -177,9 +177,9 @@ type vmSection struct {
 // requests with kprobe:blk_mq_start_request instead.
 var vmTools = []string{"vfscount", "vfsstat", "bitesize"}
 
-// runVMScript boots kernel k with an NVMe namespace, runs vmGuestScript
-// and returns its sections by name. The namespace is the harness's zoned
-// one: reading it is reading a regular disk.
+// runVMScript boots kernel k with the harness's NVMe namespaces, runs
+// vmGuestScript and returns its sections by name. $BLK reads nvme0n1,
+// the conventional one.
 func runVMScript(t *testing.T, k vmtest.Kernel, gtrace string) map[string]vmSection {
 	t.Helper()
 	files := map[string]string{"/gtrace": gtrace}
@@ -191,8 +191,8 @@ func runVMScript(t *testing.T, k vmtest.Kernel, gtrace string) map[string]vmSect
 		Files:  files,
 		Env: map[string]string{"OFF": strconv.Itoa(vmFirstInsn[k.Name]),
 			"KILL_LINKS": strconv.Itoa(vmKillLinks[k.Name])},
-		NVMeZoned: true,
-		Timeout:   5 * time.Minute,
+		NVMe:    true,
+		Timeout: 5 * time.Minute,
 	}, "sh", "-c", vmGuestScript)
 	if res.ExitCode != 0 {
 		t.Fatalf("guest script exited %d\nstdout:\n%s\nstderr:\n%s", res.ExitCode, res.Stdout, res.Stderr)

@@ -160,13 +160,14 @@ var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // initScript is the VM's /init: it mounts the file systems, runs argv with
 // env under a time limit of limit seconds, prints stdout, stderr and the
-// exit status between lines marked with nonce, and powers off.
+// exit status between lines marked with nonce, and powers off. With nvme,
+// it first makes sure of the NVMe namespaces' names (see nvmeNames).
 //
 // The output goes to the files /run/stdout and /run/stderr first, so that
 // kernel messages cannot interleave with it, and printk is quietened
 // before it is printed. stty -onlcr keeps the tty from turning "\n" into
 // "\r\n", so the bytes arrive as the command wrote them.
-func initScript(nonce string, env map[string]string, argv []string, limit int) (string, error) {
+func initScript(nonce string, env map[string]string, argv []string, limit int, nvme bool) (string, error) {
 	var b strings.Builder
 	b.WriteString(`#!/bin/busybox sh
 /bin/busybox --install -s /bin
@@ -180,6 +181,9 @@ mount -t bpf bpf /sys/fs/bpf
 ulimit -l unlimited
 export GTRACE_VMTEST=1
 `)
+	if nvme {
+		b.WriteString(nvmeNames)
+	}
 	for _, k := range sortedKeys(env) {
 		if !envName.MatchString(k) {
 			return "", fmt.Errorf("environment variable name %q", k)
@@ -206,6 +210,30 @@ poweroff -f
 `, marker(nonce))
 	return b.String(), nil
 }
+
+// nvmeNames is the part of the init script that gets the NVMe namespaces
+// their names by namespace ID: nvme0n1 for namespace 1, nvme0n2 for
+// namespace 2. Linux 6.12 scans namespaces in parallel and names them in
+// the order the scans finish, so namespace 2 is sometimes nvme0n1. Then
+// the controller is removed and found again, which takes half a second,
+// until the names are right; after 10 tries the test sees the wrong names.
+const nvmeNames = `nvme_named() {
+	[ "$(cat /sys/block/nvme0n1/nsid 2>/dev/null)" = 1 ] &&
+		[ "$(cat /sys/block/nvme0n2/nsid 2>/dev/null)" = 2 ]
+}
+tries=0
+until nvme_named || [ $tries -ge 10 ]; do
+	tries=$((tries + 1))
+	echo 1 >/sys/class/nvme/nvme0/device/remove
+	echo 1 >/sys/bus/pci/rescan
+	i=0
+	while [ ! -e /sys/block/nvme0n2 ] && [ $i -lt 50 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+done
+[ $tries -eq 0 ] || echo "vmtest: probed the NVMe controller $tries more times to name its namespaces"
+`
 
 // marker starts every marker line of a boot.
 func marker(nonce string) string {

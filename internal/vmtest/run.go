@@ -30,10 +30,23 @@ type Config struct {
 	// GTRACE_VMTEST=1.
 	Env map[string]string
 
-	// NVMeZoned adds an NVMe controller with one zoned namespace,
-	// /dev/nvme0n1: 1 GiB in 16 zones of 64 MiB, backed by a sparse
-	// temporary file.
-	NVMeZoned bool
+	// NVMe adds an NVMe controller with two namespaces of 64 MiB and
+	// 512-byte blocks, each backed by a sparse temporary file:
+	// /dev/nvme0n1, conventional, and /dev/nvme0n2, zoned and
+	// host-managed, in 16 zones of 4 MiB (8192 sectors) whose capacity is
+	// their size. /dev/ng0n1 and /dev/ng0n2 are their character devices,
+	// for NVMe passthrough commands. The names are checked before the
+	// command runs (see nvmeNames).
+	NVMe bool
+
+	// NVMeQueues, if not 0, is the number of I/O queues of the NVMe
+	// controller; by default Linux makes one per CPU. With one queue per
+	// CPU, the interrupt handler completes requests in batches
+	// (nvme_complete_batch_req) and nvme_complete_rq is never called; with
+	// a single queue, every request completes through nvme_complete_rq,
+	// from a softirq, but 6.1 also starts requests from a kworker rather
+	// than from the process that issued them.
+	NVMeQueues int
 
 	MemoryMB int           // guest memory; default 1024
 	CPUs     int           // default 2
@@ -124,7 +137,7 @@ func boot(dir, accel, vmlinuz string, cfg Config, argv []string, kill time.Durat
 	nonce := make([]byte, 8)
 	rand.Read(nonce)
 	mark := marker(hex.EncodeToString(nonce))
-	script, err := initScript(hex.EncodeToString(nonce), cfg.Env, argv, limit)
+	script, err := initScript(hex.EncodeToString(nonce), cfg.Env, argv, limit, cfg.NVMe)
 	if err != nil {
 		return Result{}, err
 	}
@@ -145,18 +158,12 @@ func boot(dir, accel, vmlinuz string, cfg Config, argv []string, kill time.Durat
 	if accel == "kvm" {
 		args = append(args, "-cpu", "host")
 	}
-	if cfg.NVMeZoned {
-		img := filepath.Join(dir, "zns.img")
-		if err := os.WriteFile(img, nil, 0o600); err != nil {
+	if cfg.NVMe {
+		nvme, err := nvmeArgs(dir, cfg.NVMeQueues)
+		if err != nil {
 			return Result{}, err
 		}
-		if err := os.Truncate(img, 1<<30); err != nil {
-			return Result{}, err
-		}
-		args = append(args,
-			"-drive", "file="+img+",if=none,id=zns,format=raw",
-			"-device", "nvme,serial=vmtest,id=nvme0",
-			"-device", "nvme-ns,drive=zns,bus=nvme0,nsid=1,zoned=true,zoned.zone_size=64M")
+		args = append(args, nvme...)
 	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), kill)
@@ -177,6 +184,32 @@ func boot(dir, accel, vmlinuz string, cfg Config, argv []string, kill time.Durat
 		return res, fmt.Errorf("%v%s", err, consoleTail(res.Console))
 	}
 	return res, nil
+}
+
+// nvmeArgs creates the namespaces' backing files in dir and returns
+// qemu's arguments for Config.NVMe and Config.NVMeQueues.
+func nvmeArgs(dir string, queues int) ([]string, error) {
+	const size = 64 << 20
+	controller := "nvme,serial=vmtest,id=nvme0"
+	if queues > 0 {
+		controller += ",max_ioqpairs=" + strconv.Itoa(queues)
+	}
+	args := []string{"-device", controller}
+	for i, opts := range []string{"", ",zoned=true,zoned.zone_size=4M,zoned.zone_capacity=4M"} {
+		nsid := strconv.Itoa(i + 1)
+		img := filepath.Join(dir, "nvme0n"+nsid+".img")
+		if err := os.WriteFile(img, nil, 0o600); err != nil {
+			return nil, err
+		}
+		if err := os.Truncate(img, size); err != nil {
+			return nil, err
+		}
+		args = append(args,
+			"-drive", "file="+img+",if=none,id=ns"+nsid+",format=raw",
+			"-device", "nvme-ns,drive=ns"+nsid+",bus=nvme0,nsid="+nsid+
+				",logical_block_size=512,physical_block_size=512"+opts)
+	}
+	return args, nil
 }
 
 // parseConsole fills in stdout, stderr and the exit status from the

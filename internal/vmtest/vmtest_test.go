@@ -98,14 +98,14 @@ func TestRun(t *testing.T) {
 	}
 }
 
-// TestKernels runs in a guest of each kernel with a zoned NVMe namespace,
+// TestKernels runs in a guest of each kernel with the NVMe namespaces,
 // and checks what the kernel offers there.
 func TestKernels(t *testing.T) {
 	// kprobe.multi needs CONFIG_FPROBE, which Debian's 6.1 lacks.
 	kprobeMulti := map[Kernel]bool{Debian61: false, Debian612: true}
 	for _, k := range Kernels {
 		t.Run(k.Name, func(t *testing.T) {
-			if !InVM(t, Config{Kernel: k, NVMeZoned: true}) {
+			if !InVM(t, Config{Kernel: k, NVMe: true}) {
 				return
 			}
 			release := readFile(t, "/proc/sys/kernel/osrelease")
@@ -115,11 +115,23 @@ func TestKernels(t *testing.T) {
 			if _, err := os.Stat("/sys/kernel/tracing/kprobe_events"); err != nil {
 				t.Errorf("no kprobe_events: %v", err)
 			}
-			if got := readFile(t, "/sys/block/nvme0n1/queue/zoned"); got != "host-managed" {
-				t.Errorf("nvme0n1 zoned = %q, want host-managed", got)
+			for file, want := range map[string]string{
+				"/sys/block/nvme0n1/nsid":                     "1",
+				"/sys/block/nvme0n1/size":                     "131072",
+				"/sys/block/nvme0n1/queue/zoned":              "none",
+				"/sys/block/nvme0n2/nsid":                     "2",
+				"/sys/block/nvme0n2/size":                     "131072",
+				"/sys/block/nvme0n2/queue/zoned":              "host-managed",
+				"/sys/block/nvme0n2/queue/nr_zones":           "16",
+				"/sys/block/nvme0n2/queue/chunk_sectors":      "8192",
+				"/sys/block/nvme0n2/queue/logical_block_size": "512",
+			} {
+				if got := readFile(t, file); got != want {
+					t.Errorf("%s = %q, want %q", file, got, want)
+				}
 			}
-			if got := readFile(t, "/sys/block/nvme0n1/queue/nr_zones"); got != "16" {
-				t.Errorf("nvme0n1 nr_zones = %q, want 16", got)
+			if _, err := os.Stat("/dev/ng0n2"); err != nil {
+				t.Errorf("no character device for nvme0n2: %v", err)
 			}
 
 			if err := attachKprobe(); err != nil {
@@ -208,4 +220,35 @@ func attachKprobeMulti() error {
 		return err
 	}
 	return l.Close()
+}
+
+func TestNVMeArgs(t *testing.T) {
+	dir := t.TempDir()
+	args, err := nvmeArgs(dir, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(args, " ")
+	for _, want := range []string{
+		"-device nvme,serial=vmtest,id=nvme0 ",
+		"-drive file=" + filepath.Join(dir, "nvme0n1.img") + ",if=none,id=ns1,format=raw " +
+			"-device nvme-ns,drive=ns1,bus=nvme0,nsid=1,logical_block_size=512,physical_block_size=512 ",
+		"-drive file=" + filepath.Join(dir, "nvme0n2.img") + ",if=none,id=ns2,format=raw " +
+			"-device nvme-ns,drive=ns2,bus=nvme0,nsid=2,logical_block_size=512,physical_block_size=512," +
+			"zoned=true,zoned.zone_size=4M,zoned.zone_capacity=4M",
+	} {
+		if !strings.Contains(got+" ", want) {
+			t.Errorf("qemu arguments %q lack %q", got, want)
+		}
+	}
+	for _, img := range []string{"nvme0n1.img", "nvme0n2.img"} {
+		st, err := os.Stat(filepath.Join(dir, img))
+		if err != nil || st.Size() != 64<<20 {
+			t.Errorf("%s: %v, want 64 MiB", img, err)
+		}
+	}
+	args, err = nvmeArgs(dir, 1)
+	if err != nil || args[1] != "nvme,serial=vmtest,id=nvme0,max_ioqpairs=1" {
+		t.Errorf("with one queue, the controller is %q (%v)", args[1], err)
+	}
 }
