@@ -161,8 +161,8 @@ func (p *Probe) FuncName(i int) (fn, probe string) {
 	return f, provider + ":" + f
 }
 
-// NameSize is the room, NUL included, that the probe and func builtins
-// need: the longest of a multi-kprobe's names.
+// NameSize is the room, NUL included, that a multi-kprobe's probe and
+// func builtins need: the longest of its names.
 func (p *Probe) NameSize() int {
 	n := max(len(p.Name), len(p.Func()))
 	for i := range p.Funcs {

@@ -159,8 +159,31 @@ func (c *checker) expand(prog *ast.Program) {
 			}
 		}
 	}
+	c.unfuseFew()
 	if total > c.opts.Config.MaxProbes {
 		c.errorf(prog, "Can not attach more than %d probes (%d requested); raise max_probes to allow more", c.opts.Config.MaxProbes, total)
+	}
+}
+
+// fuseAbove is the number of syscall tracepoints above which they run
+// fused into raw_syscalls. Fusion makes attach and detach two links
+// whatever the number of probes, but its dispatcher runs on every
+// syscall of the machine: a few probes are cheaper as tracepoints.
+const fuseAbove = 8
+
+// unfuseFew turns fusion off when the script has few syscall probes.
+func (c *checker) unfuseFew() {
+	n := 0
+	for _, p := range c.info.Progs {
+		if _, _, ok := p.Probe.Fused(); ok {
+			n++
+		}
+	}
+	if n > fuseAbove {
+		return
+	}
+	for _, p := range c.info.Progs {
+		p.Probe.Syscall = 0
 	}
 }
 
@@ -697,7 +720,10 @@ func (c *checker) ident(e *ast.Ident) *Type {
 		c.errorf(e, "The args builtin must be followed by a field, such as args.%s", "name")
 		return nil
 	case BFunc:
-		return StringType(c.prog.Probe.NameSize())
+		if c.prog.Probe.Funcs != nil {
+			return StringType(c.prog.Probe.NameSize())
+		}
+		return StringType(len(c.prog.Probe.Func()) + 1)
 	case BRetval:
 		if c.prog.Probe.Kind == probe.Fexit {
 			fa, err := c.funcArgs()
@@ -708,7 +734,10 @@ func (c *checker) ident(e *ast.Ident) *Type {
 			return fa.retval.Type
 		}
 	case BProbe:
-		return StringType(c.prog.Probe.NameSize())
+		if c.prog.Probe.Funcs != nil {
+			return StringType(c.prog.Probe.NameSize())
+		}
+		return StringType(len(c.prog.Probe.Name) + 1)
 	case BKstack:
 		if _, _, ok := c.prog.Probe.Fused(); ok {
 			return FusedKStackT
