@@ -182,6 +182,9 @@ var eventScripts = []struct {
 	{"`@ = hist(args->count)`", `tracepoint:syscalls:sys_enter_read { @ = hist(args->count); }`, 1},
 	{"entry/exit timing into `hist` (per pair)", latencyScript, 2},
 	{"`printf` per event", `tracepoint:syscalls:sys_enter_read { printf("%d %d\n", pid, args->count); }`, 1},
+	// dd's reads go through libc's read: one uprobe hit each.
+	{"uprobe on libc `read`, `@ = count()`", `uprobe:libc:read { @ = count(); }`, 1},
+	{"uretprobe on libc `read`, `@ = hist(retval)`", `uretprobe:libc:read { @ = hist(retval); }`, 1},
 }
 
 // perEvent costs the generated code of each event script by the kernel's

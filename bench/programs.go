@@ -37,12 +37,13 @@ type programs struct {
 	byID map[ebpf.ProgramID]*ebpf.Program
 }
 
-// probeTypes are the program types a tracepoint probe compiles to:
+// probeTypes are the program types the measured probes compile to:
 // perf-event tracepoints in bpftrace, and in gtrace too unless they are
-// syscall tracepoints, which gtrace fuses into raw tracepoint programs
-// on raw_syscalls. The scripts measured have no BEGIN or END, whose
-// programs would also be raw tracepoints in gtrace.
-var probeTypes = []ebpf.ProgramType{ebpf.TracePoint, ebpf.RawTracepoint, ebpf.Tracing}
+// many syscall tracepoints, which gtrace fuses into raw tracepoint
+// programs on raw_syscalls; and kprobe-type programs for uprobes. The
+// scripts measured have no BEGIN or END, whose programs would also be
+// raw tracepoints in gtrace.
+var probeTypes = []ebpf.ProgramType{ebpf.TracePoint, ebpf.RawTracepoint, ebpf.Tracing, ebpf.Kprobe}
 
 func newPrograms(pid int) *programs {
 	return &programs{pid: pid, byID: map[ebpf.ProgramID]*ebpf.Program{}}

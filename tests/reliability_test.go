@@ -987,6 +987,12 @@ func TestReliabilityCapabilities(t *testing.T) {
 	if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// A tracepoint's format is read from tracefs, root's only, while
+	// checking: the capability must be named before that.
+	tpScript := filepath.Join(dir, "tp.bt")
+	if err := os.WriteFile(tpScript, []byte(`tracepoint:sched:sched_switch { exit(); }`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.Chmod(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -996,17 +1002,23 @@ func TestReliabilityCapabilities(t *testing.T) {
 		name    string
 		setpriv []string
 		missing string // the capability named, or "" if gtrace runs
+		script  string // the script when not the default one
 	}{
-		{"unprivileged user", nobody, "CAP_BPF"},
-		{"root without CAP_BPF", []string{"--inh-caps=-all", "--bounding-set=-bpf,-sys_admin"}, "CAP_BPF"},
-		{"root without CAP_PERFMON", []string{"--inh-caps=-all", "--bounding-set=-perfmon,-sys_admin"}, "CAP_PERFMON"},
-		{"root with CAP_SYS_ADMIN only", []string{"--inh-caps=-all", "--bounding-set=-bpf,-perfmon"}, ""},
+		{"unprivileged user", nobody, "CAP_BPF", ""},
+		{"unprivileged user, tracepoint", nobody, "CAP_BPF", tpScript},
+		{"root without CAP_BPF", []string{"--inh-caps=-all", "--bounding-set=-bpf,-sys_admin"}, "CAP_BPF", ""},
+		{"root without CAP_PERFMON", []string{"--inh-caps=-all", "--bounding-set=-perfmon,-sys_admin"}, "CAP_PERFMON", ""},
+		{"root with CAP_SYS_ADMIN only", []string{"--inh-caps=-all", "--bounding-set=-bpf,-perfmon"}, "", ""},
 		{"user with CAP_BPF and CAP_PERFMON",
-			append(nobody, "--inh-caps=+bpf,+perfmon", "--ambient-caps=+bpf,+perfmon"), ""},
+			append(nobody, "--inh-caps=+bpf,+perfmon", "--ambient-caps=+bpf,+perfmon"), "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			argv := append(append([]string{setpriv}, tt.setpriv...), bin, script)
+			run := script
+			if tt.script != "" {
+				run = tt.script
+			}
+			argv := append(append([]string{setpriv}, tt.setpriv...), bin, run)
 			cmd := exec.Command(argv[0], argv[1:]...)
 			cmd.Dir = "/"
 			r := runCmd(t, cmd, 30*time.Second)

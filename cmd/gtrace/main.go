@@ -287,6 +287,11 @@ func trace(o *options, stdout, stderr io.Writer) error {
 		ast.Print(stderr, prog, pre.File.Src)
 		fmt.Fprintln(stderr)
 	}
+	// Name a missing privilege before the checker reads tracefs, which
+	// would only say "permission denied".
+	if err := runtime.CheckPrivileges(); err != nil {
+		return err
+	}
 	cfg, err := config(prog, o)
 	if err != nil {
 		return err
