@@ -93,7 +93,7 @@ func attachTime(cfg *Config) ([]Row, error) {
 			}
 			var d time.Duration
 			s, err := runSession(cfg, t, args, func(s *session) (err error) {
-				d, err = s.waitAttached(1)
+				d, err = s.waitAttached(1, nil)
 				return err
 			})
 			if err != nil {
@@ -207,7 +207,10 @@ func perEvent(cfg *Config) ([]Row, error) {
 		var lost [2]uint64
 		for j, t := range cfg.tracers() {
 			s, err := runSession(cfg, t, []string{"-e", es.src}, func(s *session) error {
-				if _, err := s.waitAttached(es.attachments); err != nil {
+				// A uprobe on libc's read fires only when a program
+				// reads through libc: make one, while waiting.
+				poke := func() { exec.Command("dd", "if=/dev/zero", "of=/dev/null", "bs=1", "count=1").Run() }
+				if _, err := s.waitAttached(es.attachments, poke); err != nil {
 					return err
 				}
 				var err error
@@ -289,4 +292,56 @@ func wildcard(cfg *Config) ([]Row, error) {
 	}
 	return []Row{{Figure: "`tracepoint:syscalls:*`: attach, 0.1 s traced, detach", Target: "< 1 s", Unit: Duration,
 		Gtrace: float64(b[0].Wall), Bpftrace: float64(b[1].Wall)}}, nil
+}
+
+// uprobeWallScript counts libc read calls; dd's reads make them.
+const uprobeWallScript = `uprobe:libc:read { @ = count(); }`
+
+// uprobeWall is the whole cost of a uprobe hit as the traced program
+// feels it: the trap into the kernel, the program, the return. It is the
+// extra wall time of a dd workload with the probe attached, over the
+// same workload untraced, per read; the least of cfg.Rounds rounds each.
+func uprobeWall(cfg *Config) ([]Row, error) {
+	restore, err := enableStats() // for waitAttached
+	if err != nil {
+		return nil, err
+	}
+	defer restore()
+	base, err := leastDD(cfg)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(cfg.Log, "  untraced: %v\n", base)
+	var cost [2]float64
+	for j, t := range cfg.tracers() {
+		_, err := runSession(cfg, t, []string{"-e", uprobeWallScript}, func(s *session) error {
+			poke := func() { exec.Command("dd", "if=/dev/zero", "of=/dev/null", "bs=1", "count=1").Run() }
+			if _, err := s.waitAttached(1, poke); err != nil {
+				return err
+			}
+			traced, err := leastDD(cfg)
+			cost[j] = float64(traced-base) / float64(cfg.Events)
+			fmt.Fprintf(cfg.Log, "  %s: %v, %.0f ns per read\n", t.Name, traced, cost[j])
+			return err
+		})
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", uprobeWallScript, err)
+		}
+	}
+	return []Row{{Figure: "per event, whole: uprobe on libc `read` as dd feels it", Unit: NsPerEvent,
+		Gtrace: cost[0], Bpftrace: cost[1]}}, nil
+}
+
+// leastDD is the least wall time of cfg.Rounds runs of the dd workload.
+func leastDD(cfg *Config) (time.Duration, error) {
+	least := time.Duration(math.MaxInt64)
+	for range cfg.Rounds {
+		dd := exec.Command("dd", "if=/dev/zero", "of=/dev/null", "bs=1", fmt.Sprintf("count=%d", cfg.Events))
+		start := time.Now()
+		if out, err := dd.CombinedOutput(); err != nil {
+			return 0, fmt.Errorf("dd: %w\n%s", err, out)
+		}
+		least = min(least, time.Since(start))
+	}
+	return least, nil
 }

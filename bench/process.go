@@ -104,9 +104,12 @@ const pollInterval = 200 * time.Microsecond
 // so are attached, and returns the time since exec. Its own reads of
 // /proc fire syscalls:sys_enter_read, so a probe there fires as soon as
 // it is attached. It needs BPF stats enabled.
-func (s *session) waitAttached(want int) (time.Duration, error) {
+func (s *session) waitAttached(want int, poke func()) (time.Duration, error) {
 	deadline := time.Now().Add(exitTimeout)
 	for time.Now().Before(deadline) {
+		if poke != nil {
+			poke()
+		}
 		if err := s.progs.refresh(); err != nil {
 			return 0, s.exited(err)
 		}

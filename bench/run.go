@@ -46,6 +46,7 @@ var figures = []figure{
 	{"attach", attachTime},
 	{"compile", compileLong},
 	{"events", perEvent},
+	{"uprobe", uprobeWall},
 	{"wildcard", wildcard},
 }
 
