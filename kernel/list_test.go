@@ -263,3 +263,168 @@ func TestListFunctions(t *testing.T) {
 		t.Errorf("uprobe:libc:getaddrinfo lists %q", got)
 	}
 }
+
+// TestTypeDef renders hand-built BTF types and compares them with the text
+// libbpf's btf_dump (as vendored by bpftrace v0.26) prints for them, worked
+// out from its source: tabs for indentation, anonymous members inlined,
+// "(void)" for functions without parameters, unnamed bit fields for holes
+// the compiler would not leave, and the packed attribute.
+func TestTypeDef(t *testing.T) {
+	u8 := &btf.Typedef{Name: "u8", Type: &btf.Int{Name: "unsigned char", Size: 1}}
+	u32 := &btf.Typedef{Name: "u32", Type: &btf.Int{Name: "unsigned int", Size: 4}}
+	s32 := &btf.Typedef{Name: "s32", Type: &btf.Int{Name: "int", Size: 4, Encoding: btf.Signed}}
+	u64 := &btf.Typedef{Name: "u64", Type: &btf.Int{Name: "long long unsigned int", Size: 8}}
+	uchar := &btf.Int{Name: "unsigned char", Size: 1}
+	char := &btf.Int{Name: "char", Size: 1, Encoding: btf.Signed}
+
+	listHead := &btf.Struct{Name: "list_head", Size: 16}
+	listHead.Members = []btf.Member{
+		{Name: "next", Type: &btf.Pointer{Target: listHead}},
+		{Name: "prev", Type: &btf.Pointer{Target: listHead}, Offset: 64},
+	}
+
+	callbackHead := &btf.Struct{Name: "callback_head", Size: 16}
+	callbackHead.Members = []btf.Member{
+		{Name: "next", Type: &btf.Pointer{Target: callbackHead}},
+		{Name: "func", Offset: 64, Type: &btf.Pointer{Target: &btf.FuncProto{
+			Return: &btf.Void{},
+			Params: []btf.FuncParam{{Type: &btf.Pointer{Target: callbackHead}}},
+		}}},
+	}
+
+	qstr := &btf.Struct{Name: "qstr", Size: 16, Members: []btf.Member{
+		{Type: &btf.Union{Size: 8, Members: []btf.Member{
+			{Type: &btf.Struct{Size: 8, Members: []btf.Member{
+				{Name: "hash", Type: u32},
+				{Name: "len", Type: u32, Offset: 32},
+			}}},
+			{Name: "hash_len", Type: u64},
+		}}},
+		{Name: "name", Offset: 64, Type: &btf.Pointer{Target: &btf.Const{Type: uchar}}},
+	}}
+
+	// A hole after x that a u32 would not leave, and a bit field hole.
+	holes := &btf.Struct{Name: "holes", Size: 32, Members: []btf.Member{
+		{Name: "x", Type: u64},
+		{Name: "y", Type: u32, Offset: 128},
+		{Name: "a", Type: u8, Offset: 160, BitfieldSize: 1},
+		{Name: "b", Type: u8, Offset: 164, BitfieldSize: 2},
+		{Name: "comm", Type: &btf.Array{Type: char, Nelems: 16}, Offset: 168},
+		{Name: "get", Offset: 192, Type: &btf.Pointer{Target: &btf.FuncProto{
+			Return: &btf.Pointer{Target: listHead},
+		}}},
+	}}
+
+	packed := &btf.Struct{Name: "__arch_relative_insn", Size: 5, Members: []btf.Member{
+		{Name: "op", Type: u8},
+		{Name: "raddr", Type: s32, Offset: 8},
+	}}
+
+	state := &btf.Struct{Name: "state", Size: 16, Members: []btf.Member{
+		{Name: "mode", Type: &btf.Enum{Size: 4, Signed: true, Values: []btf.EnumValue{
+			{Name: "MODE_OFF", Value: uint64(0xffffffffffffffff)},
+			{Name: "MODE_ON", Value: 1},
+		}}},
+		{Name: "argv", Offset: 64, Type: &btf.Pointer{Target: &btf.Const{Type: &btf.Pointer{Target: &btf.Const{Type: char}}}}},
+	}}
+
+	tests := []struct {
+		typ  btf.Type
+		want string
+	}{
+		{listHead, `struct list_head {
+	struct list_head *next;
+	struct list_head *prev;
+};`},
+		{callbackHead, `struct callback_head {
+	struct callback_head *next;
+	void (*func)(struct callback_head *);
+};`},
+		{qstr, `struct qstr {
+	union {
+		struct {
+			u32 hash;
+			u32 len;
+		};
+		u64 hash_len;
+	};
+	const unsigned char *name;
+};`},
+		{holes, `struct holes {
+	u64 x;
+	long: 64;
+	u32 y;
+	u8 a: 1;
+	char: 3;
+	u8 b: 2;
+	char comm[16];
+	struct list_head * (*get)(void);
+};`},
+		{packed, `struct __arch_relative_insn {
+	u8 op;
+	s32 raddr;
+} __attribute__((packed));`},
+		{state, `struct state {
+	enum {
+		MODE_OFF = -1,
+		MODE_ON = 1,
+	} mode;
+	const char * const *argv;
+};`},
+		{&btf.Enum{Name: "pid_type", Size: 4, Values: []btf.EnumValue{
+			{Name: "PIDTYPE_PID", Value: 0}, {Name: "PIDTYPE_MAX", Value: 4},
+		}}, `enum pid_type {
+	PIDTYPE_PID = 0,
+	PIDTYPE_MAX = 4,
+};`},
+	}
+	for _, tt := range tests {
+		if got := typeDef(tt.typ); got != tt.want {
+			t.Errorf("typeDef(%s):\n%s\nwant:\n%s", typeName(tt.typ), got, tt.want)
+		}
+	}
+}
+
+// TestListTypesLive lists kernel structs whose layout has not changed in
+// years, as bpftrace v0.26 prints them for -lv 'struct X'.
+func TestListTypesLive(t *testing.T) {
+	if _, err := btf.LoadKernelSpec(); err != nil {
+		t.Skipf("no kernel BTF: %v", err)
+	}
+	tests := []struct {
+		pattern string
+		verbose bool
+		want    string
+	}{
+		{"struct list_head", true, "struct list_head {\n\tstruct list_head *next;\n\tstruct list_head *prev;\n};\n"},
+		{"struct  callback_head", true, "struct callback_head {\n\tstruct callback_head *next;\n\tvoid (*func)(struct callback_head *);\n};\n"},
+		{"struct qstr", true, "struct qstr {\n\tunion {\n\t\tstruct {\n\t\t\tu32 hash;\n\t\t\tu32 len;\n\t\t};\n\t\tu64 hash_len;\n\t};\n\tconst unsigned char *name;\n};\n"},
+		{"struct list_head,struct hlist_node", true, "struct list_head {\n\tstruct list_head *next;\n\tstruct list_head *prev;\n};\n\n" +
+			"struct hlist_node {\n\tstruct hlist_node *next;\n\tstruct hlist_node **pprev;\n};\n"},
+		{"struct list_hea*", true, "struct list_head {\n\tstruct list_head *next;\n\tstruct list_head *prev;\n};\n"},
+		{"struct list_head", false, "struct list_head"},
+		{"struct callback_hea*", false, "struct callback_head"},
+		{"enum pid_type", true, "enum pid_type {\n\tPIDTYPE_PID = 0,\n\tPIDTYPE_TGID = 1,\n\tPIDTYPE_PGID = 2,\n\tPIDTYPE_SID = 3,\n\tPIDTYPE_MAX = 4,\n};\n"},
+		{"struct no_such_struct*", false, ""},
+	}
+	for _, tt := range tests {
+		list := ListProbes
+		if tt.verbose {
+			list = ListProbesVerbose
+		}
+		lines, err := list(tt.pattern)
+		if err != nil {
+			t.Errorf("list %q: %v", tt.pattern, err)
+			continue
+		}
+		if got := strings.Join(lines, "\n"); got != tt.want {
+			t.Errorf("list %q (verbose %v):\n%s\nwant:\n%s", tt.pattern, tt.verbose, got, tt.want)
+		}
+	}
+
+	for _, pattern := range []string{"struct no_such_struct", "union list_head", "enum no_such_enum"} {
+		if _, err := ListProbesVerbose(pattern); err == nil || !strings.Contains(err.Error(), "not in the kernel's BTF") {
+			t.Errorf("list %q: error %v, want one saying it is not in the kernel's BTF", pattern, err)
+		}
+	}
+}
