@@ -52,9 +52,7 @@ func (c *checker) call(call *ast.Call) *Type {
 		return VoidT
 	case FPrint:
 		if m, ok := args[0].(*ast.Map); ok && len(m.Keys) == 0 {
-			if c.info.Maps[m.Name] == nil {
-				c.info.Maps[m.Name] = &MapInfo{Name: m.Name, Span: m.Span()}
-			}
+			c.wholeMap(m)
 			c.prog.Types[m] = VoidT
 		} else {
 			if len(args) > 1 {
@@ -200,9 +198,7 @@ func (c *checker) call(call *ast.Call) *Type {
 			c.errorf(args[0], "%s() expects a map with no key", call.Name)
 			return nil
 		}
-		if c.info.Maps[m.Name] == nil {
-			c.info.Maps[m.Name] = &MapInfo{Name: m.Name, Span: m.Span()}
-		}
+		c.wholeMap(m)
 		c.prog.Types[m] = VoidT
 		if f == FLen {
 			// A histogram keeps an entry per bucket: no count of keys.

@@ -433,12 +433,28 @@ func (c *checker) mapKey(m *ast.Map) *MapInfo {
 		c.info.Maps[m.Name] = mi
 		return mi
 	}
+	if mi.keyUnknown {
+		mi.Key, mi.keyUnknown = kt, false
+		return mi
+	}
 	switch {
 	case (mi.Key == nil) != (kt == nil) || mi.Key != nil && !Equal(mi.Key, kt):
 		c.errorf(m, "Argument mismatch for %s: trying to access with arguments: '%s' when map expects arguments: '%s'",
 			m.Name, typeList(kt), typeList(mi.Key))
 	case kt != nil:
 		mi.Key = widen(mi.Key, kt)
+	}
+	return mi
+}
+
+// wholeMap returns the map that print(@m), clear(@m), len(@m) or a for
+// loop names as a whole: its keys, if it has any, come from its other
+// uses.
+func (c *checker) wholeMap(m *ast.Map) *MapInfo {
+	mi := c.info.Maps[m.Name]
+	if mi == nil {
+		mi = &MapInfo{Name: m.Name, Span: m.Span(), keyUnknown: true}
+		c.info.Maps[m.Name] = mi
 	}
 	return mi
 }
@@ -654,7 +670,11 @@ func (c *checker) exprType(e ast.Expr) *Type {
 	case *ast.Cast:
 		t := c.typeExpr(e.Type)
 		xt := c.expr(e.X)
-		if (t.Kind == Int || t.Kind == Pointer) && !isInt(xt) && xt.Kind != Invalid {
+		switch {
+		case t.Kind != Int && t.Kind != Bool && t.Kind != Pointer && t.Kind != Invalid:
+			c.errorf(e, "Cannot cast to '%s'", t)
+			return nil
+		case t.Kind != Invalid && !isInt(xt) && xt.Kind != Invalid:
 			c.errorf(e, "Cannot cast from '%s' to '%s'", xt, t)
 		}
 		return t

@@ -152,6 +152,9 @@ func TestCheckErrors(t *testing.T) {
 		{"struct s { float f; };\nBEGIN { }", `C definition: unknown type "float": use an integer type or a struct, union or enum`},
 		{"struct s { int a }; BEGIN { }", `C definition: expected ";", found "}"`},
 		{"struct s { struct nope n; }; BEGIN { }", "C definition: struct nope is not in the kernel's BTF"},
+		{`BEGIN { $a = (uint8[4])1; }`, "Cannot cast to 'uint8[4]'"},
+		{`BEGIN { $a = (string)1; }`, "Cannot cast to 'string[1024]'"},
+		{`BEGIN { clear(@m); print(@m); $n = len(@m); for ($kv : @m) { } @m[1] = 2; @n = (1, 2); clear(@n); @n = (3, 4); }`, ""},
 		{`nope:x { }`, "invalid probe type: nope"},
 		{`// nothing`, "The program has no probes"},
 	}

@@ -42,6 +42,8 @@ type MapInfo struct {
 	Value *Type
 	// Where the map was first assigned.
 	Span token.Span
+	// keyUnknown is set while the map has only been named as a whole.
+	keyUnknown bool
 }
 
 // Prog is one BPF program to generate: an AST probe bound to one concrete

@@ -28,11 +28,7 @@ func (c *checker) forStmt(s *ast.ForStmt) {
 // forMapType is the type of the variable of a for loop over m: the tuple
 // (key, value), where a map of several keys has a tuple as its key.
 func (c *checker) forMapType(m *ast.Map) *Type {
-	mi := c.info.Maps[m.Name]
-	if mi == nil {
-		mi = &MapInfo{Name: m.Name, Span: m.Span()}
-		c.info.Maps[m.Name] = mi
-	}
+	mi := c.wholeMap(m)
 	c.prog.Types[m] = VoidT
 	if mi.Value == nil {
 		return nil // reported as an undefined map unless assigned elsewhere

@@ -145,7 +145,7 @@ func TestPrintfPerEvent(t *testing.T) {
 // TestBeginLanguage checks the language on values fixed by the program.
 func TestBeginLanguage(t *testing.T) {
 	requireRoot(t)
-	tests := []struct{ name, script, want string }{
+	tests := []scriptCase{
 		{"while", `BEGIN { $i = 0; $s = 0; while ($i < 10) { $s += $i; $i++; } printf("%d\n", $s); exit(); }`, "45\n"},
 		{"unroll", `BEGIN { unroll(5) { @u++; } print(@u); clear(@u); exit(); }`, "@u: 5\n"},
 		{"if else", `BEGIN { $x = 3; if ($x > 5) { printf("big\n"); } else { printf("small\n"); } exit(); }`, "small\n"},
@@ -157,17 +157,7 @@ func TestBeginLanguage(t *testing.T) {
 		{"str", `BEGIN { printf("%s|\n", str("hello")); exit(); }`, "hello|\n"},
 		{"end probe", `BEGIN { exit(); } END { printf("end\n"); }`, "end\n"},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			r := gtrace(t, "-e", tc.script)
-			if r.code != 0 {
-				t.Fatalf("exit code %d, stderr:\n%s", r.code, r.stderr)
-			}
-			if got := mapOutput(r.stdout); got != tc.want {
-				t.Errorf("script: %s\ngot:\n%q\nwant:\n%q", tc.script, got, tc.want)
-			}
-		})
-	}
+	runScripts(t, tests)
 }
 
 func TestExitCode(t *testing.T) {

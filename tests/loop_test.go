@@ -13,7 +13,7 @@ import (
 // and END, where the values are fixed by the script itself.
 func TestForLoops(t *testing.T) {
 	requireRoot(t)
-	tests := []struct{ name, script, want string }{
+	tests := []scriptCase{
 		{"map sum", `BEGIN { @a[1] = 10; @a[2] = 20; @a[3] = 30; $s = 0;
 			for ($kv : @a) { $s += $kv.0 * $kv.1; } printf("%d\n", $s); clear(@a); exit(); }`, "140\n"},
 		{"tuple keys", `BEGIN { @t["x", 2] = 5; for ($kv : @t) { printf("%s %d %d\n", $kv.0.0, $kv.0.1, $kv.1); } clear(@t); exit(); }`,
@@ -45,17 +45,7 @@ func TestForLoops(t *testing.T) {
 		{"end loop", `BEGIN { @a["x"] = 3; exit(); } END { for ($kv : @a) { printf("%s:%d\n", $kv.0, $kv.1); } clear(@a); }`,
 			"x:3\n"},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			r := gtrace(t, "-e", tc.script)
-			if r.code != 0 {
-				t.Fatalf("exit code %d, stderr:\n%s", r.code, r.stderr)
-			}
-			if got := mapOutput(r.stdout); got != tc.want {
-				t.Errorf("script: %s\ngot:\n%q\nwant:\n%q", tc.script, got, tc.want)
-			}
-		})
-	}
+	runScripts(t, tests)
 }
 
 // TestForLoopPerCPU counts reads of two dd processes pinned to different

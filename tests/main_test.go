@@ -162,3 +162,23 @@ func writeScript(t *testing.T, name, body string) string {
 func dd(opts string) string {
 	return "/usr/bin/dd if=/dev/zero of=/dev/null status=none " + opts
 }
+
+// scriptCase is a script that needs no workload and what it prints.
+type scriptCase struct{ name, script, want string }
+
+// runScripts runs each script with -e and compares its output, without
+// the attaching line and the blank lines around the maps.
+func runScripts(t *testing.T, tests []scriptCase) {
+	t.Helper()
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := gtrace(t, "-e", tc.script)
+			if r.code != 0 {
+				t.Fatalf("exit code %d, stderr:\n%s", r.code, r.stderr)
+			}
+			if got := mapOutput(r.stdout); got != tc.want {
+				t.Errorf("script: %s\ngot:\n%q\nwant:\n%q", tc.script, got, tc.want)
+			}
+		})
+	}
+}
