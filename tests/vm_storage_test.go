@@ -154,37 +154,7 @@ const vmPagecachePages = 12
 // $PRESETS, $BLOCKIO4K and $BLOCKIO64K hold the sectors of the I/O above,
 // $PAGES is vmPagecachePages.
 const vmStorageScript = `
-# emit NAME STATUS OUT ERR prints a section: the files OUT and ERR and
-# the exit status.
-emit() {
-	printf '@@@@ section %s %s\n' "$1" "$2"
-	cat "$3"
-	printf '\n@@@@ stderr\n'
-	cat "$4"
-	printf '\n@@@@ end\n'
-}
-
-# section NAME CMD... runs CMD and prints what it did as section NAME.
-section() {
-	name=$1
-	shift
-	"$@" >/tmp/out 2>/tmp/err
-	emit "$name" $? /tmp/out /tmp/err
-}
-
-# wait_links PID N waits until process PID holds N BPF links.
-wait_links() {
-	i=0
-	while [ "$(grep -l '^link_type:' /proc/$1/fdinfo/* 2>/dev/null | wc -l)" -lt $2 ]; do
-		i=$((i + 1))
-		if [ $i -gt 600 ]; then
-			echo "process $1 has not attached $2 links after 60 s"
-			return 1
-		fi
-		sleep 0.1
-	done
-}
-
+` + vmShellFuncs + `
 # stop NAME PID sends SIGINT to the gtrace PID, waits for it and prints
 # its output, in /tmp/NAME.out and /tmp/NAME.err, as section NAME.
 stop() {

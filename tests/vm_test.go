@@ -53,37 +53,7 @@ BLK="dd if=/dev/nvme0n1 of=/dev/null bs=4096 count=8 iflag=direct"
 aff=/sys/kernel/tracing/available_filter_functions
 kprobes=/sys/kernel/debug/kprobes/list
 
-# emit NAME STATUS OUT ERR prints a section: the files OUT and ERR and
-# the exit status.
-emit() {
-	printf '@@@@ section %s %s\n' "$1" "$2"
-	cat "$3"
-	printf '\n@@@@ stderr\n'
-	cat "$4"
-	printf '\n@@@@ end\n'
-}
-
-# section NAME CMD... runs CMD and prints what it did as section NAME.
-section() {
-	name=$1
-	shift
-	"$@" >/tmp/out 2>/tmp/err
-	emit "$name" $? /tmp/out /tmp/err
-}
-
-# wait_links PID N waits until process PID holds N BPF links.
-wait_links() {
-	i=0
-	while [ "$(grep -l '^link_type:' /proc/$1/fdinfo/* 2>/dev/null | wc -l)" -lt $2 ]; do
-		i=$((i + 1))
-		if [ $i -gt 600 ]; then
-			echo "process $1 has not attached $2 links after 60 s"
-			return 1
-		fi
-		sleep 0.1
-	done
-}
-
+` + vmShellFuncs + `
 section kprobe /gtrace -e '
 kprobe:vfs_read /pid == cpid && comm == "dd"/ {
 	@reads = count(); @size = hist(arg2); @func[func] = count(); @probe[probe] = count();
@@ -161,6 +131,41 @@ emit sigkill $? /tmp/bg.out /tmp/bg.err
 section sigkill-left cat $kprobes /sys/kernel/tracing/kprobe_events
 
 section left cat $kprobes /sys/kernel/tracing/kprobe_events /sys/kernel/tracing/uprobe_events
+`
+
+// vmShellFuncs are the guest shell functions that print each command's
+// output as a section parseVMSections reads.
+const vmShellFuncs = `
+# emit NAME STATUS OUT ERR prints a section: the files OUT and ERR and
+# the exit status.
+emit() {
+	printf '@@@@ section %s %s\n' "$1" "$2"
+	cat "$3"
+	printf '\n@@@@ stderr\n'
+	cat "$4"
+	printf '\n@@@@ end\n'
+}
+
+# section NAME CMD... runs CMD and prints what it did as section NAME.
+section() {
+	name=$1
+	shift
+	"$@" >/tmp/out 2>/tmp/err
+	emit "$name" $? /tmp/out /tmp/err
+}
+
+# wait_links PID N waits until process PID holds N BPF links.
+wait_links() {
+	i=0
+	while [ "$(grep -l '^link_type:' /proc/$1/fdinfo/* 2>/dev/null | wc -l)" -lt $2 ]; do
+		i=$((i + 1))
+		if [ $i -gt 600 ]; then
+			echo "process $1 has not attached $2 links after 60 s"
+			return 1
+		fi
+		sleep 0.1
+	done
+}
 `
 
 // vmSection is what one command in the guest did.
