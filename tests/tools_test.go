@@ -1084,3 +1084,19 @@ func checkTcpdrop(t *testing.T, w *workload, r toolRun) []string {
 	}
 	return nil
 }
+
+// TestStorageToolsDryRun compiles gtrace's own storage tools and loads
+// them through this kernel's verifier; the VM tests run them on disks.
+func TestStorageToolsDryRun(t *testing.T) {
+	requireRoot(t)
+	tools, err := filepath.Glob("../tools/storage/*.bt")
+	if err != nil || len(tools) == 0 {
+		t.Fatalf("no tools in ../tools/storage: %v", err)
+	}
+	for _, tool := range tools {
+		r := gtrace(t, "--dry-run", tool, "1")
+		if r.code != 0 {
+			t.Errorf("%s: exit code %d, stderr:\n%s", tool, r.code, r.stderr)
+		}
+	}
+}
