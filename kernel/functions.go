@@ -111,3 +111,20 @@ var HasKprobeMulti = sync.OnceValue(func() bool {
 	}
 	return features.HaveBPFLinkKprobeMulti() == nil
 })
+
+// WhyNotTraceable explains, from what the kernel lists, why a kprobe on
+// function fn was refused.
+func WhyNotTraceable(fn string) string {
+	if funcs, err := TraceableFunctions(); err == nil {
+		for _, f := range funcs {
+			if f == fn || strings.HasSuffix(f, ":"+fn) {
+				return fmt.Sprintf("the kernel refused a kprobe on %s (at an offset off an instruction boundary?)", fn)
+			}
+		}
+	}
+	data, err := kallsymsFunctions()
+	if err == nil && bytes.Contains(append([]byte("\n"), data...), []byte("\n"+fn+"\n")) {
+		return fmt.Sprintf("%s can not be traced: it is not in available_filter_functions (inlined, or marked notrace)", fn)
+	}
+	return fmt.Sprintf("%s is not a function of this kernel (not in /proc/kallsyms)", fn)
+}

@@ -90,30 +90,15 @@ func attachKprobe(p *Probe, prog *ebpf.Program, _ int) ([]link.Link, error) {
 	switch {
 	case err == nil:
 		return []link.Link{l}, nil
-	case !haveKprobes():
+	case !kernel.HasKprobes():
 		return nil, fmt.Errorf("this kernel has no kprobes (neither a kprobe PMU nor tracefs kprobe_events): %w", err)
 	case errors.Is(err, os.ErrNotExist):
-		// cilium/ebpf retries a probe the kernel refuses (ENOENT or
-		// EINVAL) on the function's __x64_ name and reports only that
-		// second attempt, so "not found" does not tell the two apart.
-		return nil, fmt.Errorf("no such kernel function, or the kernel refuses a kprobe there "+
-			"(an offset off an instruction boundary, or a function it cannot trace): %w", err)
+		// cilium/ebpf retries a probe the kernel refuses on the
+		// function's __x64_ name and reports only that second attempt:
+		// say why from what the kernel lists.
+		return nil, errors.New(kernel.WhyNotTraceable(fn))
 	}
 	return nil, err
-}
-
-// haveKprobes reports whether the kernel offers kprobes at all: through
-// the kprobe PMU or tracefs' kprobe_events.
-func haveKprobes() bool {
-	if _, err := os.Stat("/sys/bus/event_source/devices/kprobe"); err == nil {
-		return true
-	}
-	dir, err := kernel.TracefsDir()
-	if err != nil {
-		return false
-	}
-	_, err = os.Stat(dir + "/kprobe_events")
-	return err == nil
 }
 
 // Func is the name of the kernel function a probe is on, for the func

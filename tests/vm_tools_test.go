@@ -247,8 +247,8 @@ func TestVMTools(t *testing.T) {
 }
 
 // vmMissing is the start of gtrace's error for a kprobe on a function that
-// the kernel does not let it trace.
-const vmMissing = "ERROR: attach kprobe:%s: no such kernel function, or the kernel refuses a kprobe there"
+// the kernel does not let it trace: the function, named again with why.
+const vmMissing = "ERROR: attach kprobe:%s: %[1]s "
 
 // checkVMTools checks the sections of vmToolsScript under kernel kname.
 func checkVMTools(t *testing.T, kname string, sections map[string]vmSection) {
