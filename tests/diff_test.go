@@ -16,7 +16,7 @@ var (
 )
 
 // normalise maps output to the form gtrace prints (bpftrace v0.26), undoing
-// only the differences documented for bpftrace 0.17 in the brief and in
+// only the differences between bpftrace 0.17 and v0.26 documented in
 // gtrace's output/doc.go:
 //   - the "Attaching N probes..." line is dropped (it is not map output);
 //   - "@h: " before a histogram loses its trailing space;
