@@ -161,7 +161,6 @@ func ExpandTracepoints(pattern string) ([]string, error) {
 // lister holds what one listing has loaded, so that BTF is parsed at most
 // once per call.
 type lister struct {
-	spec *btf.Spec
 	// types holds the named structs, unions and enums of the kernel's
 	// BTF, loaded by the first pattern that lists types.
 	types []btf.Type

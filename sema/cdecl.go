@@ -196,10 +196,9 @@ func (p *cParser) number() (int64, error) {
 
 // layout places a record's members as GCC does on x86_64.
 type layout struct {
-	union     bool
-	bits      uint64 // the next free bit (struct) or the size (union)
-	align     uint64 // bytes
-	bitfields bool
+	union bool
+	bits  uint64 // the next free bit (struct) or the size (union)
+	align uint64 // bytes
 }
 
 // recordBody parses `{ members }` into the struct or union t.

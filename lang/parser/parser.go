@@ -343,9 +343,7 @@ func (p *parser) parseBlock() *ast.Block {
 	b := &ast.Block{}
 	for p.tok != token.RBRACE && p.tok != token.EOF {
 		p.recovering(func() {
-			if s := p.parseStmt(); s != nil {
-				b.Stmts = append(b.Stmts, s)
-			}
+			b.Stmts = append(b.Stmts, p.parseStmt())
 		}, p.syncStmt)
 	}
 	p.expect(token.RBRACE, "}")
