@@ -23,6 +23,8 @@ type Printer interface {
 	// Syscall prints the output of a command run by system().
 	Syscall(s string) error
 	LostEvents(n uint64) error
+	// Stats prints what each probe cost, for --stats.
+	Stats(stats []ProbeStat, lost uint64) error
 	AttachedProbes(n uint64) error
 	// End marks the end of tracing, before maps are printed at exit.
 	End() error

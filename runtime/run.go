@@ -41,6 +41,9 @@ type Options struct {
 	Quiet bool
 	// Pid limits user-space probes to one process (-p); 0 for all.
 	Pid int
+	// Stats turns the kernel's accounting of BPF programs on while
+	// tracing and prints each probe's runs and run time at exit.
+	Stats bool
 	// Cpid is the -c child's pid. As in bpftrace, its uprobes are not
 	// limited to it: a child's children run the same libraries.
 	Cpid int
@@ -105,6 +108,15 @@ func Run(out *codegen.Output, opts *Options) (code int, err error) {
 
 	if err := r.setStart(); err != nil {
 		return 1, err
+	}
+	if opts.Stats {
+		// The kernel keeps statistics on while this fd is open: it
+		// turns them off again when gtrace exits, however it exits.
+		stats, err := ebpf.EnableStats(unix.BPF_STATS_RUN_TIME)
+		if err != nil {
+			return 1, fmt.Errorf("--stats: enable BPF statistics: %w", err)
+		}
+		defer stats.Close()
 	}
 	if r.rd, err = ringbuf.NewReader(r.coll.Maps["events"]); err != nil {
 		return 1, fmt.Errorf("open ring buffer: %w", err)
@@ -493,7 +505,34 @@ func (r *run) finish() error {
 		}
 		maps = append(maps, m)
 	}
-	return output.PrintExit(r.opts.Printer, maps)
+	if err := output.PrintExit(r.opts.Printer, maps); err != nil {
+		return err
+	}
+	if r.opts.Stats {
+		return r.opts.Printer.Stats(r.probeStats(), r.lostSeen)
+	}
+	return nil
+}
+
+// probeStats reads each program's run count and run time, which the
+// kernel keeps while statistics are on. Fused syscall programs run by
+// tail call, which the kernel does not account: their cost shows under
+// their dispatchers.
+func (r *run) probeStats() []output.ProbeStat {
+	var stats []output.ProbeStat
+	for _, p := range append(r.out.Progs, r.out.Dispatchers...) {
+		if _, fused := r.out.Slots[p.Name]; fused {
+			continue
+		}
+		s := output.ProbeStat{Probe: p.Prog.Probe.Name}
+		if prog := r.progs[p.Name]; prog != nil {
+			if st, err := prog.Stats(); err == nil {
+				s.Runs, s.TotalNs = st.RunCount, uint64(st.Runtime)
+			}
+		}
+		stats = append(stats, s)
+	}
+	return stats
 }
 
 // sumCounter adds up slot index of a per-CPU counter array.

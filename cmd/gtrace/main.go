@@ -44,6 +44,7 @@ OPTIONS:
                    stages may be given, comma separated or in several -d
     --dry-run      compile and load through the verifier, but do not attach
     --unsafe       allow unsafe functions (system, signal)
+    --stats        print what each probe cost at exit: runs, run time, lost events
     -h, --help     show this help
     --version      print the version
 
@@ -69,6 +70,7 @@ type options struct {
 	quiet, verbose    bool
 	debug             debugStages
 	dryRun, unsafe    bool
+	stats             bool
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -174,6 +176,8 @@ func parseArgs(args []string) (*options, error) {
 			o.dryRun = true
 		case a == "--unsafe":
 			o.unsafe = true
+		case a == "--stats":
+			o.stats = true
 		case a == "--":
 			o.params = append(o.params, args[i+1:]...)
 			i = len(args)
@@ -340,7 +344,7 @@ func trace(o *options, stdout, stderr io.Writer) error {
 		printer = output.NewJSON(w)
 	}
 	ropts := &runtime.Options{Printer: printer, Stderr: stderr, Verbose: o.verbose,
-		DryRun: o.dryRun, Quiet: o.quiet}
+		DryRun: o.dryRun, Quiet: o.quiet, Stats: o.stats}
 	if child != nil {
 		ropts.Attached = child.Release
 		ropts.Done = child.Done()
