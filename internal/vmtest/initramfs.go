@@ -161,13 +161,15 @@ var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 // initScript is the VM's /init: it mounts the file systems, runs argv with
 // env under a time limit of limit seconds, prints stdout, stderr and the
 // exit status between lines marked with nonce, and powers off. With nvme,
-// it first makes sure of the NVMe namespaces' names (see nvmeNames).
+// it first makes sure of the NVMe namespaces' names (see nvmeNames); with
+// modules (guest paths), it loads them before the command (see
+// insmodScript).
 //
 // The output goes to the files /run/stdout and /run/stderr first, so that
 // kernel messages cannot interleave with it, and printk is quietened
 // before it is printed. stty -onlcr keeps the tty from turning "\n" into
 // "\r\n", so the bytes arrive as the command wrote them.
-func initScript(nonce string, env map[string]string, argv []string, limit int, nvme bool) (string, error) {
+func initScript(nonce string, env map[string]string, argv []string, limit int, nvme bool, modules []string) (string, error) {
 	var b strings.Builder
 	b.WriteString(`#!/bin/busybox sh
 /bin/busybox --install -s /bin
@@ -190,13 +192,19 @@ export GTRACE_VMTEST=1
 		}
 		fmt.Fprintf(&b, "export %s=%s\n", k, shellQuote(env[k]))
 	}
+	if len(modules) > 0 {
+		b.WriteString(insmodScript(modules))
+		b.WriteString(": >/run/stdout\nstatus=125\nif modules_loaded >/run/stderr 2>&1; then\n")
+	}
 	fmt.Fprintf(&b, "cd /\ntimeout %d", limit)
 	for _, arg := range argv {
 		b.WriteString(" " + shellQuote(arg))
 	}
-	fmt.Fprintf(&b, ` </dev/null >/run/stdout 2>/run/stderr
-status=$?
-echo 1 >/proc/sys/kernel/printk
+	b.WriteString(" </dev/null >/run/stdout 2>/run/stderr\nstatus=$?\n")
+	if len(modules) > 0 {
+		b.WriteString("fi\n")
+	}
+	fmt.Fprintf(&b, `echo 1 >/proc/sys/kernel/printk
 stty -onlcr
 echo
 echo '%[1]s stdout@@'

@@ -48,6 +48,17 @@ type Config struct {
 	// than from the process that issued them.
 	NVMeQueues int
 
+	// Modules are loadable modules of the kernel's package, by name
+	// ("dummy", "nls_cp437"), loaded with insmod in this order before the
+	// command runs; a module's dependencies must come before it. The
+	// package has no modules.dep, so nothing is loaded for you: an
+	// uncompressed module whose depends= lists a module not loaded
+	// before it is an error here, a compressed one (6.12's .ko.xz,
+	// decompressed in the guest) fails at insmod. If a module fails to
+	// load, the command does not run: the Result has exit status 125 and
+	// the error in Stderr.
+	Modules []string
+
 	MemoryMB int           // guest memory; default 1024
 	CPUs     int           // default 2
 	Timeout  time.Duration // limit for the command in the guest; default 2 minutes
@@ -137,12 +148,35 @@ func boot(dir, accel, vmlinuz string, cfg Config, argv []string, kill time.Durat
 	nonce := make([]byte, 8)
 	rand.Read(nonce)
 	mark := marker(hex.EncodeToString(nonce))
-	script, err := initScript(hex.EncodeToString(nonce), cfg.Env, argv, limit, cfg.NVMe)
+	files := cfg.Files
+	var modules []string
+	if len(cfg.Modules) > 0 {
+		kdir, err := cfg.Kernel.Dir()
+		if err != nil {
+			return Result{}, err
+		}
+		var mfiles map[string]string
+		mfiles, modules, err = moduleFiles(kdir, cfg.Modules)
+		if err != nil {
+			return Result{}, err
+		}
+		files = map[string]string{}
+		for g, h := range cfg.Files {
+			files[g] = h
+		}
+		for g, h := range mfiles {
+			if _, ok := files[g]; ok {
+				return Result{}, fmt.Errorf("guest path %s is both in Files and a module", g)
+			}
+			files[g] = h
+		}
+	}
+	script, err := initScript(hex.EncodeToString(nonce), cfg.Env, argv, limit, cfg.NVMe, modules)
 	if err != nil {
 		return Result{}, err
 	}
 	initrd := filepath.Join(dir, "initramfs.cpio")
-	if err := initramfs(initrd, script, cfg.Files); err != nil {
+	if err := initramfs(initrd, script, files); err != nil {
 		return Result{}, err
 	}
 
