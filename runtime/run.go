@@ -71,6 +71,11 @@ type run struct {
 	// lostChecked when the counter was last read.
 	lostSeen    uint64
 	lostChecked time.Time
+
+	// progLinks holds each program's links; probeMissed, what their
+	// kprobes missed, read before they are closed (--stats).
+	progLinks   map[string][]link.Link
+	probeMissed map[string]uint64
 }
 
 // Run loads, attaches and runs a compiled script until exit(), a signal,
@@ -150,6 +155,9 @@ func Run(out *codegen.Output, opts *Options) (code int, err error) {
 	}
 	// Stop the probes before END, as bpftrace does, so that END sees
 	// the final state.
+	if opts.Stats {
+		r.probeMissed = r.kprobeMisses()
+	}
 	r.detach()
 	r.exit = false
 	if err := r.runSpecial(probe.End); err != nil {
@@ -349,8 +357,10 @@ func (r *run) attach() error {
 	forEach(len(attach), func(i int) {
 		links[i], errs[i] = probe.Attach(&attach[i].Prog.Probe, r.progs[attach[i].Name], r.opts.Pid)
 	})
-	for _, l := range links {
+	r.progLinks = map[string][]link.Link{}
+	for i, l := range links {
 		r.links = append(r.links, l...)
+		r.progLinks[attach[i].Name] = l
 	}
 	for _, err := range errs {
 		if err != nil {
@@ -514,8 +524,30 @@ func (r *run) finish() error {
 	return nil
 }
 
+// kprobeMisses reads, per program, how many hits its kprobes missed,
+// where the kernel reports it in the link's information.
+func (r *run) kprobeMisses() map[string]uint64 {
+	missed := map[string]uint64{}
+	for name, links := range r.progLinks {
+		for _, l := range links {
+			info, err := l.Info()
+			if err != nil {
+				continue
+			}
+			if km := info.KprobeMulti(); km != nil {
+				missed[name] += km.Missed
+			}
+			if pe := info.PerfEvent(); pe != nil && pe.Kprobe() != nil {
+				missed[name] += pe.Kprobe().Missed
+			}
+		}
+	}
+	return missed
+}
+
 // probeStats reads each program's run count and run time, which the
-// kernel keeps while statistics are on. Fused syscall programs run by
+// kernel keeps while statistics are on, and the hits it missed: to
+// recursion, and in its kprobes. Fused syscall programs run by
 // tail call, which the kernel does not account: their cost shows under
 // their dispatchers.
 func (r *run) probeStats() []output.ProbeStat {
@@ -524,10 +556,11 @@ func (r *run) probeStats() []output.ProbeStat {
 		if _, fused := r.out.Slots[p.Name]; fused {
 			continue
 		}
-		s := output.ProbeStat{Probe: p.Prog.Probe.Name}
+		s := output.ProbeStat{Probe: p.Prog.Probe.Name, Missed: r.probeMissed[p.Name]}
 		if prog := r.progs[p.Name]; prog != nil {
 			if st, err := prog.Stats(); err == nil {
 				s.Runs, s.TotalNs = st.RunCount, uint64(st.Runtime)
+				s.Missed += st.RecursionMisses
 			}
 		}
 		stats = append(stats, s)

@@ -24,7 +24,7 @@ func TestStats(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit code %d, stderr:\n%s", r.code, r.stderr)
 	}
-	row := regexp.MustCompile(`(?m)^tracepoint:syscalls:sys_enter_read +(\d+) +(\d+) +(\d+)$`).FindStringSubmatch(r.stdout)
+	row := regexp.MustCompile(`(?m)^tracepoint:syscalls:sys_enter_read +(\d+) +(\d+) +(\d+) +(\d+)$`).FindStringSubmatch(r.stdout)
 	if row == nil || !strings.Contains(r.stdout, "\nPROBE ") || !strings.HasSuffix(r.stdout, "lost events: 0\n") {
 		t.Fatalf("no stats table in:\n%s", r.stdout)
 	}
