@@ -17,11 +17,12 @@ import (
 // array. Several probes on one syscall form a chain: each program ends
 // by tail-calling the next.
 
-// Names of the maps and programs of fusion.
+// The program array of fusion and its layout.
 const (
 	mapSyscalls = "syscalls" // program array: fused programs by slot
-	// syscallSlots is the number of slots indexed by syscall number;
-	// chained programs take the slots after them.
+	// syscallSlots is the number of slots indexed by syscall number:
+	// entry programs at the number, exit programs at half the slots
+	// plus the number. Chained programs take the slots after them.
 	syscallSlots = 1024
 )
 
