@@ -27,6 +27,7 @@ const usage = `USAGE:
     gtrace [options] FILENAME [ARGS...]
     gtrace [options] -e 'program' [ARGS...]
     gtrace -l [SEARCH]
+    gtrace top [--once] [-f json] [--sort KEY] [--interval DURATION] [FILTER]
 
 OPTIONS:
     -e PROGRAM     the program to run
@@ -74,6 +75,9 @@ type options struct {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "top" {
+		return top(args[1:], stdout, stderr)
+	}
 	opts, err := parseArgs(args)
 	if err == errHelp {
 		fmt.Fprint(stdout, usage)

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"gtrace/bpfstat"
+)
+
+const topUsage = `USAGE:
+    gtrace top [--once] [-f text|json] [--sort cpu|runs|avg|id|name] [--interval DURATION] [FILTER]
+
+Lists every BPF program on the machine with what it costs: run count,
+runs per second, average run time and CPU share, what it is attached to
+and which processes hold it. FILTER keeps programs whose name, type,
+attach point or owner contains it. Refreshes every interval until
+Ctrl-C; --once prints one sample.
+`
+
+// top runs `gtrace top`.
+func top(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("top", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	once := fs.Bool("once", false, "")
+	format := fs.String("f", "text", "")
+	sortBy := fs.String("sort", "cpu", "")
+	interval := fs.Duration("interval", time.Second, "")
+	if err := fs.Parse(args); err != nil || fs.NArg() > 1 || *interval <= 0 ||
+		(*format != "text" && *format != "json") {
+		if err == flag.ErrHelp {
+			fmt.Fprint(stdout, topUsage)
+			return 0
+		}
+		fmt.Fprintf(stderr, "ERROR: invalid arguments to top\n\n%s", topUsage)
+		return 1
+	}
+	done := make(chan struct{})
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	go func() { <-sigs; close(done) }()
+	err := bpfstat.Top(bpfstat.TopOptions{Interval: *interval, Once: *once, JSON: *format == "json",
+		Sort: *sortBy, Filter: fs.Arg(0), Out: stdout, Errs: stderr, Done: done})
+	if err != nil {
+		fmt.Fprintf(stderr, "ERROR: %v\n", err)
+		return 1
+	}
+	return 0
+}
