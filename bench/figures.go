@@ -92,7 +92,7 @@ func attachTime(cfg *Config) ([]Row, error) {
 				args = append([]string{"-v"}, args...)
 			}
 			var d time.Duration
-			s, err := runSession(cfg, t, args, func(s *session) (err error) {
+			s, err := runTracer(cfg, t, args, func(s *tracerRun) (err error) {
 				d, err = s.waitAttached(1, nil)
 				return err
 			})
@@ -121,11 +121,11 @@ func attachTime(cfg *Config) ([]Row, error) {
 	}, nil
 }
 
-// runSession runs t with args, calls during while it runs, and stops it.
-// The session it returns keeps all that the tracer wrote to stderr. A
+// runTracer runs t with args, calls during while it runs, and stops it.
+// The run it returns keeps all that the tracer wrote to stderr. A
 // tracer that had to be killed is logged: what during measured stands.
-func runSession(cfg *Config, t Tracer, args []string, during func(*session) error) (*session, error) {
-	s, err := startSession(t, args...)
+func runTracer(cfg *Config, t Tracer, args []string, during func(*tracerRun) error) (*tracerRun, error) {
+	s, err := startTracer(t, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -206,7 +206,7 @@ func perEvent(cfg *Config) ([]Row, error) {
 		var cost [2]float64
 		var lost [2]uint64
 		for j, t := range cfg.tracers() {
-			s, err := runSession(cfg, t, []string{"-e", es.src}, func(s *session) error {
+			s, err := runTracer(cfg, t, []string{"-e", es.src}, func(s *tracerRun) error {
 				// A uprobe on libc's read fires only when a program
 				// reads through libc: make one, while waiting.
 				poke := func() { exec.Command("dd", "if=/dev/zero", "of=/dev/null", "bs=1", "count=1").Run() }
@@ -314,7 +314,7 @@ func uprobeWall(cfg *Config) ([]Row, error) {
 	fmt.Fprintf(cfg.Log, "  untraced: %v\n", base)
 	var cost [2]float64
 	for j, t := range cfg.tracers() {
-		_, err := runSession(cfg, t, []string{"-e", uprobeWallScript}, func(s *session) error {
+		_, err := runTracer(cfg, t, []string{"-e", uprobeWallScript}, func(s *tracerRun) error {
 			poke := func() { exec.Command("dd", "if=/dev/zero", "of=/dev/null", "bs=1", "count=1").Run() }
 			if _, err := s.waitAttached(1, poke); err != nil {
 				return err

@@ -23,7 +23,7 @@ type Tracer struct {
 }
 
 // exitTimeout bounds a run that should end by itself, and the wait for a
-// session's probes to attach: attaching and detaching hundreds of probes
+// run's probes to attach: attaching and detaching hundreds of probes
 // takes about a minute here.
 const exitTimeout = 5 * time.Minute
 
@@ -56,8 +56,8 @@ func runToExit(t Tracer, env []string, args ...string) (completed, error) {
 	return completed{Wall: wall, MaxRSS: ru.Maxrss << 10}, nil
 }
 
-// session is a tracer left running on a script until stop.
-type session struct {
+// tracerRun is a tracer left running on a script until stop.
+type tracerRun struct {
 	name   string
 	cmd    *exec.Cmd
 	start  time.Time
@@ -72,15 +72,15 @@ type session struct {
 	killed bool
 }
 
-// startSession starts t with args. The session keeps what it writes to
+// startTracer starts t with args. The run keeps what it writes to
 // stderr, and its stdout in a temporary file, which may be large.
-func startSession(t Tracer, args ...string) (*session, error) {
+func startTracer(t Tracer, args ...string) (*tracerRun, error) {
 	stdout, err := os.CreateTemp("", "gtbench-stdout-")
 	if err != nil {
 		return nil, fmt.Errorf("temporary file: %w", err)
 	}
 	os.Remove(stdout.Name())
-	s := &session{name: t.Name, cmd: exec.Command(t.Path, args...), stdout: stdout,
+	s := &tracerRun{name: t.Name, cmd: exec.Command(t.Path, args...), stdout: stdout,
 		stderr: &stderrLog{}, done: make(chan struct{})}
 	s.cmd.Stdout, s.cmd.Stderr = stdout, s.stderr
 	s.start = time.Now()
@@ -104,7 +104,7 @@ const pollInterval = 200 * time.Microsecond
 // so are attached, and returns the time since exec. Its own reads of
 // /proc fire syscalls:sys_enter_read, so a probe there fires as soon as
 // it is attached. It needs BPF stats enabled.
-func (s *session) waitAttached(want int, poke func()) (time.Duration, error) {
+func (s *tracerRun) waitAttached(want int, poke func()) (time.Duration, error) {
 	deadline := time.Now().Add(exitTimeout)
 	for time.Now().Before(deadline) {
 		if poke != nil {
@@ -131,7 +131,7 @@ func (s *session) waitAttached(want int, poke func()) (time.Duration, error) {
 
 // exited explains err, met while the tracer should be running, by the
 // tracer's exit if it has exited.
-func (s *session) exited(err error) error {
+func (s *tracerRun) exited(err error) error {
 	select {
 	case <-s.done:
 		return fmt.Errorf("%s exited before its probes fired: %v\n%s", s.name, s.err, s.stderr.String())
@@ -140,13 +140,13 @@ func (s *session) exited(err error) error {
 	}
 }
 
-// stopTimeout is how long a session's tracer has to exit after SIGINT
+// stopTimeout is how long a run's tracer has to exit after SIGINT
 // before it is killed. Once in a while bpftrace 0.17 ignores SIGINT.
 const stopTimeout = 30 * time.Second
 
-// stop ends the session as Ctrl-C does, waits for the tracer to exit,
+// stop ends the run as Ctrl-C does, waits for the tracer to exit,
 // killing it after stopTimeout, and counts the events it lost.
-func (s *session) stop() error {
+func (s *tracerRun) stop() error {
 	defer s.stdout.Close()
 	defer s.progs.close()
 	if err := s.cmd.Process.Signal(os.Interrupt); err != nil && !errors.Is(err, os.ErrProcessDone) {
@@ -197,7 +197,7 @@ func countLost(out []byte) uint64 {
 var attachedLine = regexp.MustCompile(`attached \d+ links in (\S+)`)
 
 // reportedAttach returns how long attaching took by gtrace's own -v line.
-func (s *session) reportedAttach() (time.Duration, error) {
+func (s *tracerRun) reportedAttach() (time.Duration, error) {
 	m := attachedLine.FindStringSubmatch(s.stderr.String())
 	if m == nil {
 		return 0, fmt.Errorf("%s -v printed no 'attached N links in' line", s.name)
