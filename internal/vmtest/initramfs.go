@@ -183,6 +183,9 @@ mount -t bpf bpf /sys/fs/bpf
 ulimit -l unlimited
 export GTRACE_VMTEST=1
 `)
+	// The kernel got as far as running init: a boot that fails before
+	// this line is the kernel's, not the command's.
+	fmt.Fprintf(&b, "echo '%s started@@'\n", marker(nonce))
 	if nvme {
 		b.WriteString(nvmeNames)
 	}
