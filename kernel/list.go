@@ -350,32 +350,42 @@ func (l *lister) rawTracepointParams(probe string) ([]string, error) {
 func (l *lister) loadRawTracepoints() error {
 	l.rawParams = make(map[string][]string)
 
-	cache := btf.NewCache()
-	vmlinux, err := cache.Kernel()
+	names, specs, err := kernelSpecs()
 	if errors.Is(err, ebpf.ErrNotSupported) {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("load kernel btf: %w", err)
-	}
-	if err := l.addRawTracepoints("vmlinux", vmlinux); err != nil {
 		return err
 	}
-
-	modules, err := cache.Modules()
-	if err != nil {
-		return fmt.Errorf("list btf modules: %w", err)
-	}
-	for _, mod := range modules {
-		spec, err := cache.Module(mod)
-		if err != nil {
-			return fmt.Errorf("load btf of module %s: %w", mod, err)
-		}
-		if err := l.addRawTracepoints(mod, spec); err != nil {
+	for i, spec := range specs {
+		if err := l.addRawTracepoints(names[i], spec); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// kernelSpecs loads the BTF of vmlinux, named "vmlinux", and of every
+// module, named after it.
+func kernelSpecs() (names []string, specs []*btf.Spec, err error) {
+	cache := btf.NewCache()
+	vmlinux, err := cache.Kernel()
+	if err != nil {
+		return nil, nil, fmt.Errorf("load kernel btf: %w", err)
+	}
+	names, specs = []string{"vmlinux"}, []*btf.Spec{vmlinux}
+	modules, err := cache.Modules()
+	if err != nil {
+		return nil, nil, fmt.Errorf("list btf modules: %w", err)
+	}
+	for _, mod := range modules {
+		spec, err := cache.Module(mod)
+		if err != nil {
+			return nil, nil, fmt.Errorf("load btf of module %s: %w", mod, err)
+		}
+		names, specs = append(names, mod), append(specs, spec)
+	}
+	return names, specs, nil
 }
 
 func (l *lister) addRawTracepoints(module string, spec *btf.Spec) error {
@@ -541,22 +551,9 @@ func (l *lister) listTypes(pattern string, verbose bool) ([]string, error) {
 // of the modules' BTF.
 func (l *lister) loadTypes() error {
 	l.types = []btf.Type{}
-	cache := btf.NewCache()
-	vmlinux, err := cache.Kernel()
+	_, specs, err := kernelSpecs()
 	if err != nil {
-		return fmt.Errorf("load kernel btf: %w", err)
-	}
-	specs := []*btf.Spec{vmlinux}
-	modules, err := cache.Modules()
-	if err != nil {
-		return fmt.Errorf("list btf modules: %w", err)
-	}
-	for _, mod := range modules {
-		spec, err := cache.Module(mod)
-		if err != nil {
-			return fmt.Errorf("load btf of module %s: %w", mod, err)
-		}
-		specs = append(specs, spec)
+		return err
 	}
 	for _, spec := range specs {
 		for typ, err := range spec.All() {

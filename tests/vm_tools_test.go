@@ -70,22 +70,7 @@ var vmToolsList = []string{"biolatency", "biosnoop", "biostacks", "dcsnoop", "ca
 const vmToolsScript = `
 BLK="dd if=/dev/nvme0n1 of=/dev/null bs=4096 count=8 iflag=direct"
 aff=/sys/kernel/tracing/available_filter_functions
-
-emit() {
-	printf '@@@@ section %s %s\n' "$1" "$2"
-	cat "$3"
-	printf '\n@@@@ stderr\n'
-	cat "$4"
-	printf '\n@@@@ end\n'
-}
-
-section() {
-	name=$1
-	shift
-	"$@" >/tmp/out 2>/tmp/err
-	emit "$name" $? /tmp/out /tmp/err
-}
-
+` + vmShellFuncs + `
 # traced TOOL CMD... runs /bt/TOOL.bt with -c CMD as section TOOL, and
 # prints what CMD wrote as section TOOL-work, so that it does not come
 # between the parts of the tool's lines.
@@ -95,19 +80,6 @@ traced() {
 	echo "exec $* >/tmp/work.out" >/tmp/work
 	section $tool /gtrace /bt/$tool.bt -c "sh /tmp/work"
 	section $tool-work cat /tmp/work.out
-}
-
-# wait_links PID N waits until process PID holds N BPF links.
-wait_links() {
-	i=0
-	while [ "$(grep -l '^link_type:' /proc/$1/fdinfo/* 2>/dev/null | wc -l)" -lt $2 ]; do
-		i=$((i + 1))
-		if [ $i -gt 600 ]; then
-			echo "process $1 has not attached $2 links after 60 s"
-			return 1
-		fi
-		sleep 0.1
-	done
 }
 
 # Benchmark 1: dd reads /dev/zero one byte at a time.
