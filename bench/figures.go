@@ -207,10 +207,7 @@ func perEvent(cfg *Config) ([]Row, error) {
 		var lost [2]uint64
 		for j, t := range cfg.tracers() {
 			s, err := runTracer(cfg, t, []string{"-e", es.src}, func(s *tracerRun) error {
-				// A uprobe on libc's read fires only when a program
-				// reads through libc: make one, while waiting.
-				poke := func() { exec.Command("dd", "if=/dev/zero", "of=/dev/null", "bs=1", "count=1").Run() }
-				if _, err := s.waitAttached(es.attachments, poke); err != nil {
+				if _, err := s.waitAttached(es.attachments, readOnce); err != nil {
 					return err
 				}
 				var err error
@@ -315,8 +312,7 @@ func uprobeWall(cfg *Config) ([]Row, error) {
 	var cost [2]float64
 	for j, t := range cfg.tracers() {
 		_, err := runTracer(cfg, t, []string{"-e", uprobeWallScript}, func(s *tracerRun) error {
-			poke := func() { exec.Command("dd", "if=/dev/zero", "of=/dev/null", "bs=1", "count=1").Run() }
-			if _, err := s.waitAttached(1, poke); err != nil {
+			if _, err := s.waitAttached(1, readOnce); err != nil {
 				return err
 			}
 			traced, err := leastDD(cfg)
@@ -345,3 +341,7 @@ func leastDD(cfg *Config) (time.Duration, error) {
 	}
 	return least, nil
 }
+
+// readOnce makes one read through libc, for waitAttached: a uprobe on
+// libc's read fires only when a program reads through libc.
+func readOnce() { exec.Command("dd", "if=/dev/zero", "of=/dev/null", "bs=1", "count=1").Run() }

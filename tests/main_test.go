@@ -3,6 +3,7 @@
 package tests
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -12,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -181,4 +183,31 @@ func runScripts(t *testing.T, tests []scriptCase) {
 			}
 		})
 	}
+}
+
+// startTracing runs gtrace on script in the background until the test
+// ends, and returns once it has attached: it printed its "Attaching"
+// line. Its further output is read and dropped.
+func startTracing(t *testing.T, script string) {
+	t.Helper()
+	tracer := exec.Command(gtraceBin, "-e", script)
+	out, err := tracer.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tracer.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		tracer.Process.Signal(syscall.SIGINT)
+		tracer.Wait()
+	})
+	lines := bufio.NewScanner(out)
+	if !lines.Scan() || !strings.HasPrefix(lines.Text(), "Attaching") {
+		t.Fatalf("tracer did not attach: %q", lines.Text())
+	}
+	go func() {
+		for lines.Scan() {
+		}
+	}()
 }

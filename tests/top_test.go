@@ -1,12 +1,10 @@
 package tests
 
 import (
-	"bufio"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -23,24 +21,7 @@ func TestTopOnce(t *testing.T) {
 	}
 	bin := buildUstackC(t, "topped", ustackProgram, "-O1")
 
-	tracer := exec.Command(gtraceBin, "-e", "uprobe:"+bin+":leaf { @ = count(); }")
-	out, err := tracer.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := tracer.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer tracer.Wait()
-	defer tracer.Process.Signal(syscall.SIGINT)
-	lines := bufio.NewScanner(out)
-	if !lines.Scan() || !strings.HasPrefix(lines.Text(), "Attaching") {
-		t.Fatalf("tracer did not attach: %q", lines.Text())
-	}
-	go func() {
-		for lines.Scan() {
-		}
-	}()
+	startTracing(t, "uprobe:"+bin+":leaf { @ = count(); }")
 
 	top := exec.Command(gtraceBin, "top", "--once", "-f", "json", "--interval", "3s", bin)
 	var topOut strings.Builder

@@ -19,19 +19,7 @@ func TestTopTerminal(t *testing.T) {
 	}
 	// Two programs of a tracer of our own, so that there is an order
 	// to check.
-	tracer := exec.Command(gtraceBin, "-e", "tracepoint:sched:sched_switch { @a = count(); } tracepoint:sched:sched_wakeup { @b = count(); }")
-	out, err := tracer.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := tracer.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer tracer.Wait()
-	defer tracer.Process.Kill()
-	if _, err := out.Read(make([]byte, 64)); err != nil {
-		t.Fatalf("tracer: %v", err)
-	}
+	startTracing(t, "tracepoint:sched:sched_switch { @a = count(); } tracepoint:sched:sched_wakeup { @b = count(); }")
 
 	name := fmt.Sprintf("gtrace-top-%d", time.Now().UnixNano())
 	tmux := func(args ...string) string {
