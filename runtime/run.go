@@ -80,10 +80,9 @@ type run struct {
 
 // Run loads, attaches and runs a compiled script until exit(), a signal,
 // or the end of a -c child, and returns the exit code the script chose.
+// The caller has checked privileges first (CheckPrivileges), before
+// compiling, which reads tracefs.
 func Run(out *codegen.Output, opts *Options) (code int, err error) {
-	if err := CheckPrivileges(); err != nil {
-		return 1, err
-	}
 	boot, err := bootTime()
 	if err != nil {
 		return 1, err
