@@ -5,5 +5,6 @@ go 1.26.8
 require (
 	github.com/cilium/ebpf v0.22.0
 	github.com/ianlancetaylor/demangle v0.0.0-20260724033716-83e58baca724
+	golang.org/x/arch v0.32.0
 	golang.org/x/sys v0.49.0
 )

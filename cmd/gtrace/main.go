@@ -28,6 +28,8 @@ const usage = `USAGE:
     gtrace [options] -e 'program' [ARGS...]
     gtrace -l [SEARCH]
     gtrace top [--once] [-f json] [--sort KEY] [--interval DURATION] [FILTER]
+    gtrace prof [-d DURATION] [-f json] PROG_ID|NAME
+    gtrace prof --dump PROG_ID
 
 OPTIONS:
     -e PROGRAM     the program to run
@@ -77,6 +79,9 @@ type options struct {
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "top" {
 		return top(args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "prof" {
+		return prof(args[1:], stdout, stderr)
 	}
 	opts, err := parseArgs(args)
 	if err == errHelp {
