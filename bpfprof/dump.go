@@ -36,7 +36,15 @@ func Dump(id uint32, w io.Writer) error {
 		b.WriteString("No JITed code: the JIT is off or the kernel does not show it\n")
 	case runtime.GOARCH == "amd64":
 		fmt.Fprintf(&b, "JITed code, %d bytes:\n", len(code))
-		b.WriteString(disassemble(code))
+		addrs, _ := info.JitedKsymAddrs()
+		lens, _ := info.JitedFuncLens()
+		funcs := splitFuncs(code, lens, addrs)
+		for _, f := range funcs {
+			if len(funcs) > 1 {
+				fmt.Fprintf(&b, "function at %#x:\n", f.addr)
+			}
+			b.WriteString(disassemble(f.code, f.addr))
+		}
 	default:
 		fmt.Fprintf(&b, "JITed code, %d bytes (no disassembler for %s, hex dump):\n", len(code), runtime.GOARCH)
 		b.WriteString(hexDump(code))
@@ -45,10 +53,42 @@ func Dump(id uint32, w io.Writer) error {
 	return err
 }
 
-// disassemble lists x86-64 code an instruction a line, as objdump does:
-// offset, bytes, AT&T syntax. Bytes that do not decode are shown as
-// such and skipped one at a time.
-func disassemble(code []byte) string {
+// jited is one function of a program's JITed code, and where the kernel
+// put it.
+type jited struct {
+	code []byte
+	addr uint64
+}
+
+// splitFuncs cuts a program's JITed code into its functions, by the
+// lengths and addresses the kernel gives; where it gives none, or they
+// do not add up, the code is one function. The address is 0 where the
+// kernel hides it.
+func splitFuncs(code []byte, lens []uint32, addrs []uintptr) []jited {
+	total := 0
+	for _, n := range lens {
+		total += int(n)
+	}
+	if len(lens) == 0 || total != len(code) || len(addrs) != len(lens) {
+		f := jited{code: code}
+		if len(addrs) > 0 {
+			f.addr = uint64(addrs[0])
+		}
+		return []jited{f}
+	}
+	var funcs []jited
+	for i, n := range lens {
+		funcs = append(funcs, jited{code: code[:n], addr: uint64(addrs[i])})
+		code = code[n:]
+	}
+	return funcs
+}
+
+// disassemble lists x86-64 code at addr an instruction a line, as
+// objdump does: offset, bytes, AT&T syntax, with jump and call targets
+// as addresses. Bytes that do not decode are shown as such and skipped
+// one at a time.
+func disassemble(code []byte, addr uint64) string {
 	var b strings.Builder
 	for off := 0; off < len(code); {
 		inst, err := x86asm.Decode(code[off:], 64)
@@ -58,7 +98,7 @@ func disassemble(code []byte) string {
 			continue
 		}
 		raw := code[off : off+inst.Len]
-		fmt.Fprintf(&b, "%5x:  %-30s %s\n", off, spaced(raw), x86asm.GNUSyntax(inst, uint64(off), nil))
+		fmt.Fprintf(&b, "%5x:  %-30s %s\n", off, spaced(raw), x86asm.GNUSyntax(inst, addr+uint64(off), nil))
 		off += inst.Len
 	}
 	return b.String()

@@ -175,13 +175,15 @@ func lookupZero(m *ebpf.Map) asm.Instructions {
 	}
 }
 
-// readCounter reads counter i of this CPU into the memory at R3.
-func readCounter(events *ebpf.Map, i, ncpu int) asm.Instructions {
+// readCounter reads counter i of this CPU into the memory at base+off.
+func readCounter(events *ebpf.Map, i, ncpu int, base asm.Register, off int32) asm.Instructions {
 	return asm.Instructions{
 		asm.FnGetSmpProcessorId.Call(),
 		asm.Mov.Reg(asm.R2, asm.R0),
 		asm.Add.Imm(asm.R2, int32(i*ncpu)),
 		asm.LoadMapPtr(asm.R1, events.FD()),
+		asm.Mov.Reg(asm.R3, base),
+		asm.Add.Imm(asm.R3, off),
 		asm.Mov.Imm(asm.R4, 24),
 		asm.FnPerfEventReadValue.Call(),
 	}
@@ -196,8 +198,7 @@ func entryInsns(start, events *ebpf.Map, n, ncpu int) asm.Instructions {
 		asm.JEq.Imm(asm.R0, 0, "done"),
 		asm.Mov.Reg(asm.R6, asm.R0))
 	for i := range n {
-		insns = append(insns, asm.Mov.Reg(asm.R3, asm.R6), asm.Add.Imm(asm.R3, int32(startCounters+24*i)))
-		insns = append(insns, readCounter(events, i, ncpu)...)
+		insns = append(insns, readCounter(events, i, ncpu, asm.R6, int32(startCounters+24*i))...)
 	}
 	return append(insns,
 		asm.FnKtimeGetNs.Call(),
@@ -245,10 +246,8 @@ func exitInsns(start, tot, events *ebpf.Map, n, ncpu int) asm.Instructions {
 			// An entry reading that failed left zeros.
 			asm.LoadMem(asm.R1, asm.R6, at+8, asm.DWord),
 			asm.JEq.Imm(asm.R1, 0, skip),
-			asm.Mov.Reg(asm.R3, asm.R10),
-			asm.Add.Imm(asm.R3, -32),
 		}
-		block = append(block, readCounter(events, i, ncpu)...)
+		block = append(block, readCounter(events, i, ncpu, asm.R10, -32)...)
 		block = append(block, asm.JNE.Imm(asm.R0, 0, skip))
 		for k := int16(0); k < 3; k++ {
 			block = append(block,

@@ -186,9 +186,9 @@ func runScripts(t *testing.T, tests []scriptCase) {
 }
 
 // startTracing runs gtrace on script in the background until the test
-// ends, and returns once it has attached: it printed its "Attaching"
-// line. Its further output is read and dropped.
-func startTracing(t *testing.T, script string) {
+// ends, and returns its pid once it has attached: it printed its
+// "Attaching" line. Its further output is read and dropped.
+func startTracing(t *testing.T, script string) int {
 	t.Helper()
 	tracer := exec.Command(gtraceBin, "-e", script)
 	out, err := tracer.StdoutPipe()
@@ -210,4 +210,5 @@ func startTracing(t *testing.T, script string) {
 		for lines.Scan() {
 		}
 	}()
+	return tracer.Process.Pid
 }
