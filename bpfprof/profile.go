@@ -3,8 +3,6 @@ package bpfprof
 import (
 	"fmt"
 	"io"
-	"os"
-	"strings"
 	"time"
 
 	"github.com/cilium/ebpf"
@@ -28,7 +26,7 @@ type Options struct {
 // where the kernel allows them, and always by the kernel's statistics,
 // which are on only while Profile holds a BPF_ENABLE_STATS descriptor.
 func Profile(opts Options) (*Report, error) {
-	r := &Report{Program: target(opts.Program), StatsWereOn: statsOn()}
+	r := &Report{Program: target(opts.Program), StatsWereOn: bpfstat.StatsOn()}
 	stats, err := ebpf.EnableStats(unix.BPF_STATS_RUN_TIME)
 	if err != nil {
 		return nil, fmt.Errorf("enable BPF statistics: %w", err)
@@ -122,11 +120,4 @@ func sample(prog *ebpf.Program, p *probes) (point, error) {
 		last = pt[1]
 	}
 	return last, nil
-}
-
-// statsOn says whether BPF statistics are already on, by the sysctl or
-// another process's BPF_ENABLE_STATS descriptor.
-func statsOn() bool {
-	b, err := os.ReadFile("/proc/sys/kernel/bpf_stats_enabled")
-	return err == nil && strings.TrimSpace(string(b)) == "1"
 }

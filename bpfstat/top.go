@@ -42,7 +42,7 @@ type Row struct {
 // Statistics are on only while Top holds a BPF_ENABLE_STATS descriptor;
 // the kernel turns them off when it is closed, however gtrace exits.
 func Top(opts TopOptions) error {
-	if b, err := os.ReadFile("/proc/sys/kernel/bpf_stats_enabled"); err == nil && strings.TrimSpace(string(b)) == "1" {
+	if StatsOn() {
 		fmt.Fprintln(opts.Errs, "note: BPF statistics were already on; counts include runs from before gtrace started")
 	}
 	stats, err := ebpf.EnableStats(unix.BPF_STATS_RUN_TIME)
@@ -76,6 +76,14 @@ func Top(opts TopOptions) error {
 		}
 		prev = cur
 	}
+}
+
+// StatsOn says whether the kernel's BPF statistics are on already, by
+// the sysctl or another process's BPF_ENABLE_STATS descriptor: then run
+// counts include runs from before the caller turned them on.
+func StatsOn() bool {
+	b, err := os.ReadFile("/proc/sys/kernel/bpf_stats_enabled")
+	return err == nil && strings.TrimSpace(string(b)) == "1"
 }
 
 // diff turns two snapshots into rows over the time between them.
