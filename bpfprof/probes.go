@@ -24,8 +24,9 @@ type totals struct {
 	Counters     [maxCounters]reading
 }
 
-// The layout of the per-CPU start map's value: the time at entry, then
-// each counter's reading at entry.
+// Offsets in the map values, for the BPF programs. The per-CPU start
+// map holds the time at entry, then each counter's reading at entry; the
+// totals map holds a totals. A reading is 24 bytes.
 const (
 	startTime     = 0
 	startCounters = 8
