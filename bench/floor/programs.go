@@ -33,8 +33,11 @@ type probe struct {
 const (
 	mapEntries = 4096
 	stackDepth = 127
-	ringSize   = 1 << 20
 )
+
+// ringSize is script 18's ring buffer: room for a burst of records while
+// the reader is not scheduled.
+const ringSize = 1 << 20
 
 // histSlots holds hist()'s buckets: negative, 0, then one per power of
 // two up to 2^62, the highest bit of a positive int64.
@@ -393,9 +396,14 @@ func (p *prog) place(label string) {
 }
 
 // comm writes the 16 bytes of the current task's comm at the frame
-// offset off; the helper pads it with zeros.
+// offset off. Older kernels, 6.1 among them, copy up to the NUL and
+// leave the rest of the buffer as it was, so it is zeroed first: else
+// stack garbage would split one comm into many keys.
 func (p *prog) comm(off int16) {
 	p.emit(
+		asm.Mov.Imm(asm.R1, 0),
+		asm.StoreMem(asm.RFP, off, asm.R1, asm.DWord),
+		asm.StoreMem(asm.RFP, off+8, asm.R1, asm.DWord),
 		asm.Mov.Reg(asm.R1, asm.RFP),
 		asm.Add.Imm(asm.R1, int32(off)),
 		asm.Mov.Imm(asm.R2, 16),
