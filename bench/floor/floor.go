@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strings"
+	"time"
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/link"
@@ -140,12 +142,21 @@ func (t *Tracer) startReader(w io.Writer) error {
 	return nil
 }
 
+// pollInterval is how often the reader looks for records, which script
+// 18 writes without waking it: the 1 MiB ring holds about 40,000, some
+// 15 ms of dd's reads.
+const pollInterval = time.Millisecond
+
 // drain formats records until Close flushes the reader; ErrFlushed comes
 // after the records that were in the ring then.
 func drain(rd *ringbuf.Reader, w io.Writer) error {
 	var rec ringbuf.Record
 	for {
+		rd.SetDeadline(time.Now().Add(pollInterval))
 		err := rd.ReadInto(&rec)
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			continue
+		}
 		if errors.Is(err, ringbuf.ErrFlushed) {
 			return nil
 		}
