@@ -2,6 +2,7 @@ package bench
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"os/exec"
@@ -92,7 +93,7 @@ func attachTime(cfg *Config) ([]Row, error) {
 				args = append([]string{"-v"}, args...)
 			}
 			var d time.Duration
-			s, err := runTracer(cfg, t, args, func(s *tracerRun) (err error) {
+			s, err := runTracer(cfg.Log, t, args, func(s *tracerRun) (err error) {
 				d, err = s.waitAttached(1, nil)
 				return err
 			})
@@ -124,7 +125,7 @@ func attachTime(cfg *Config) ([]Row, error) {
 // runTracer runs t with args, calls during while it runs, and stops it.
 // The run it returns keeps all that the tracer wrote to stderr. A
 // tracer that had to be killed is logged: what during measured stands.
-func runTracer(cfg *Config, t Tracer, args []string, during func(*tracerRun) error) (*tracerRun, error) {
+func runTracer(log io.Writer, t Tracer, args []string, during func(*tracerRun) error) (*tracerRun, error) {
 	s, err := startTracer(t, args...)
 	if err != nil {
 		return nil, err
@@ -134,7 +135,7 @@ func runTracer(cfg *Config, t Tracer, args []string, during func(*tracerRun) err
 		err = serr
 	}
 	if s.killed {
-		fmt.Fprintf(cfg.Log, "  %s did not exit within %v of SIGINT: killed\n", t.Name, stopTimeout)
+		fmt.Fprintf(log, "  %s did not exit within %v of SIGINT: killed\n", t.Name, stopTimeout)
 	}
 	return s, err
 }
@@ -206,7 +207,7 @@ func perEvent(cfg *Config) ([]Row, error) {
 		var cost [2]float64
 		var lost [2]uint64
 		for j, t := range cfg.tracers() {
-			s, err := runTracer(cfg, t, []string{"-e", es.src}, func(s *tracerRun) error {
+			s, err := runTracer(cfg.Log, t, []string{"-e", es.src}, func(s *tracerRun) error {
 				if _, err := s.waitAttached(es.attachments, readOnce); err != nil {
 					return err
 				}
@@ -311,7 +312,7 @@ func uprobeWall(cfg *Config) ([]Row, error) {
 	fmt.Fprintf(cfg.Log, "  untraced: %v\n", base)
 	var cost [2]float64
 	for j, t := range cfg.tracers() {
-		_, err := runTracer(cfg, t, []string{"-e", uprobeWallScript}, func(s *tracerRun) error {
+		_, err := runTracer(cfg.Log, t, []string{"-e", uprobeWallScript}, func(s *tracerRun) error {
 			if _, err := s.waitAttached(1, readOnce); err != nil {
 				return err
 			}

@@ -109,6 +109,17 @@ func (ps *programs) stats() (map[ebpf.ProgramID]*ebpf.ProgramStats, error) {
 	return out, nil
 }
 
+// list returns the probe programs.
+func (ps *programs) list() []*ebpf.Program {
+	var out []*ebpf.Program
+	for _, p := range ps.byID {
+		if p != nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 func (ps *programs) close() {
 	for _, p := range ps.byID {
 		if p != nil {

@@ -30,6 +30,7 @@ const usage = `USAGE:
     gtrace top [--once] [-f json] [--sort KEY] [--interval DURATION] [FILTER]
     gtrace prof [-d DURATION] [-f json] PROG_ID|NAME
     gtrace prof --dump PROG_ID
+    gtrace bench overhead|attach [options]   (gtrace bench -h)
 
 OPTIONS:
     -e PROGRAM     the program to run
@@ -82,6 +83,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if len(args) > 0 && args[0] == "prof" {
 		return prof(args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "bench" {
+		return benchCmd(args[1:], stdout, stderr)
 	}
 	opts, err := parseArgs(args)
 	if err == errHelp {
