@@ -51,6 +51,10 @@ type Options struct {
 	// child go; Done, when it closes, ends tracing as exit() does.
 	Attached func()
 	Done     <-chan struct{}
+	// Flush, if set, writes out what the Printer buffers. It is called
+	// whenever the ring buffer is empty, so that output is batched
+	// while events pour in and still appears as soon as they stop.
+	Flush func() error
 }
 
 // run is the state of one run.
@@ -441,6 +445,11 @@ func (r *run) loop(stop *atomic.Bool) error {
 				return err
 			}
 		}
+		if r.rd.AvailableBytes() == 0 {
+			if err := r.flush(); err != nil {
+				return err
+			}
+		}
 		r.rd.SetDeadline(time.Now().Add(100 * time.Millisecond))
 		err := r.rd.ReadInto(&rec)
 		if errors.Is(err, os.ErrDeadlineExceeded) {
@@ -471,7 +480,21 @@ func (r *run) drain() error {
 			return err
 		}
 	}
+	if err := r.flush(); err != nil {
+		return err
+	}
 	return r.reportLost()
+}
+
+// flush writes out what the printer buffers.
+func (r *run) flush() error {
+	if r.opts.Flush == nil {
+		return nil
+	}
+	if err := r.opts.Flush(); err != nil {
+		return fmt.Errorf("write output: %w", err)
+	}
+	return nil
 }
 
 // lostInterval is how often the loop reads the lost-event counter.
@@ -518,9 +541,11 @@ func (r *run) finish() error {
 		return err
 	}
 	if r.opts.Stats {
-		return r.opts.Printer.Stats(r.probeStats(), r.lostSeen)
+		if err := r.opts.Printer.Stats(r.probeStats(), r.lostSeen); err != nil {
+			return err
+		}
 	}
-	return nil
+	return r.flush()
 }
 
 // kprobeMisses reads, per program, how many hits its kprobes missed,

@@ -2,6 +2,7 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"os"
@@ -352,12 +353,17 @@ func trace(o *options, stdout, stderr io.Writer) error {
 		defer f.Close()
 		w = f
 	}
-	var printer output.Printer = output.NewText(w, stderr)
+	// One write per event would limit the events printed per second to
+	// the write calls a CPU can make; the runtime flushes the buffer
+	// whenever it has no event waiting.
+	bw := bufio.NewWriterSize(w, 64<<10)
+	defer bw.Flush()
+	var printer output.Printer = output.NewText(bw, stderr)
 	if o.format == "json" {
-		printer = output.NewJSON(w)
+		printer = output.NewJSON(bw)
 	}
 	ropts := &runtime.Options{Printer: printer, Stderr: stderr, Verbose: o.verbose,
-		DryRun: o.dryRun, Quiet: o.quiet, Stats: o.stats}
+		DryRun: o.dryRun, Quiet: o.quiet, Stats: o.stats, Flush: bw.Flush}
 	if child != nil {
 		ropts.Attached = child.Release
 		ropts.Done = child.Done()
