@@ -2,6 +2,7 @@ package codegen
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/cilium/ebpf/asm"
@@ -132,7 +133,9 @@ func (g *gen) program() (asm.Instructions, error) {
 	g.frame = asm.RFP
 	// Save the context and find the scratch area.
 	g.insns = append(g.insns, btf.WithFuncMetadata(asm.Mov.Reg(regCtx, asm.R1), funcInfo(g.prog.Probe.Name)))
+	findStart := len(g.insns)
 	g.findScratch(exit)
+	findEnd := len(g.insns)
 	g.stack = 8
 	if hasLoops(g.prog.Node) {
 		// Loop callbacks reach the context and the variables through
@@ -167,6 +170,12 @@ func (g *gen) program() (asm.Instructions, error) {
 	if g.err != nil {
 		return nil, g.err
 	}
+	if !usesReg(g.insns[findEnd:], regScratch) {
+		// A program that keeps nothing in scratch, such as an empty
+		// probe or a filter, is spared the lookup: a helper call on
+		// every event.
+		g.insns = slices.Delete(g.insns, findStart, findEnd)
+	}
 	for i, in := range g.insns {
 		if ref := in.Reference(); ref != "" {
 			if to, ok := g.aliases[ref]; ok {
@@ -175,6 +184,16 @@ func (g *gen) program() (asm.Instructions, error) {
 		}
 	}
 	return g.insns, nil
+}
+
+// usesReg says whether any of insns reads or writes reg.
+func usesReg(insns asm.Instructions, reg asm.Register) bool {
+	for _, in := range insns {
+		if in.Dst == reg || in.Src == reg {
+			return true
+		}
+	}
+	return false
 }
 
 // findScratch points regScratch at this program's entry of the per-CPU
