@@ -37,7 +37,8 @@ type AttachPoint struct {
 	// (gtrace does; bpftrace 0.17 loads each program as it attaches it).
 	Start time.Duration `json:"start_ns"`
 	// Attach is that line to the last new file descriptor of the
-	// process: its last perf event or BPF link.
+	// process: its last perf event or BPF link; an upper bound of a
+	// millisecond or so when attaching is over by the first look.
 	Attach time.Duration `json:"attach_ns"`
 	// Detach is SIGINT to exit: detaching, and printing a count per
 	// probe.
@@ -251,7 +252,8 @@ func timeAttach(c Command, script string) (AttachPoint, error) {
 
 // settle watches the count of the process's file descriptors from since,
 // and returns when it last changed, once it has not changed for
-// attachSettle.
+// attachSettle. Attaching that ended before the first look counts as
+// ending then: an upper bound, a millisecond or so.
 func settle(pid int, since time.Time) (time.Time, error) {
 	dir := fmt.Sprintf("/proc/%d/fd", pid)
 	last, count := since, -1
@@ -266,10 +268,7 @@ func settle(pid int, since time.Time) (time.Time, error) {
 			return last, fmt.Errorf("list descriptors: %w", err)
 		}
 		if len(names) != count {
-			if count >= 0 {
-				last = time.Now()
-			}
-			count = len(names)
+			last, count = time.Now(), len(names)
 		}
 		time.Sleep(time.Millisecond)
 	}
