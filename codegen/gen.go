@@ -46,6 +46,8 @@ type gen struct {
 	aliases map[string]string // labels placed where another already was
 
 	stack   int // bytes of BPF stack in use, below R10
+	// maxStack is the most stack the main program used at once.
+	maxStack int
 	scratch int // bytes of scratch in use
 	vars    map[*sema.Variable]int
 	loops   []loop
@@ -109,6 +111,7 @@ func (g *gen) pushSlot() int16 {
 		g.fail(nil, "expression too deep: out of BPF stack")
 		g.stack = stackLimit
 	}
+	g.maxStack = max(g.maxStack, g.stack)
 	return int16(-g.stack)
 }
 
@@ -136,7 +139,7 @@ func (g *gen) program() (asm.Instructions, error) {
 	findStart := len(g.insns)
 	g.findScratch(exit)
 	findEnd := len(g.insns)
-	g.stack = 8
+	g.stack, g.maxStack = 8, 8
 	if hasLoops(g.prog.Node) {
 		// Loop callbacks reach the context and the variables through
 		// this frame.
@@ -170,11 +173,17 @@ func (g *gen) program() (asm.Instructions, error) {
 	if g.err != nil {
 		return nil, g.err
 	}
-	if !usesReg(g.insns[findEnd:], regScratch) {
-		// A program that keeps nothing in scratch, such as an empty
-		// probe or a filter, is spared the lookup: a helper call on
-		// every event.
+	// The scratch lookup is a helper call on every event. A program
+	// that keeps nothing in scratch, such as an empty probe or a
+	// filter, does without; one that keeps little, such as a count by
+	// a key, keeps it on the stack below its slots. Loop callbacks look
+	// scratch up for themselves, so programs with them keep the map.
+	switch base := g.maxStack + align8(g.scratch); {
+	case !usesReg(g.insns[findEnd:], regScratch):
 		g.insns = slices.Delete(g.insns, findStart, findEnd)
+	case len(g.callbacks) == 0 && base <= stackLimit:
+		g.insns = slices.Replace(g.insns, findStart, findEnd,
+			asm.Mov.Reg(regScratch, asm.RFP), asm.Add.Imm(regScratch, int32(-base)))
 	}
 	for i, in := range g.insns {
 		if ref := in.Reference(); ref != "" {
