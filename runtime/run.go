@@ -429,6 +429,7 @@ func (r *run) close() {
 // loop handles events until exit(), a signal or the end of the child.
 func (r *run) loop(stop *atomic.Bool) error {
 	var rec ringbuf.Record
+	batch := 0 // events handled since the ring buffer was last empty
 	for !r.exit {
 		if stop.Load() {
 			return nil
@@ -449,6 +450,16 @@ func (r *run) loop(stop *atomic.Bool) error {
 			if err := r.flush(); err != nil {
 				return err
 			}
+			if batch >= busyBatch {
+				// Events pour in. Each one written while the reader
+				// has caught up wakes it, which costs the traced
+				// program about a microsecond here; in a short pause
+				// the next ones gather, and only the first wakes.
+				batch = 0
+				time.Sleep(busyPause)
+				continue
+			}
+			batch = 0
 		}
 		r.rd.SetDeadline(time.Now().Add(100 * time.Millisecond))
 		err := r.rd.ReadInto(&rec)
@@ -461,9 +472,20 @@ func (r *run) loop(stop *atomic.Bool) error {
 		if err := r.handle(rec.RawSample); err != nil {
 			return err
 		}
+		batch++
 	}
 	return nil
 }
+
+// A reader that found busyBatch events or more before the ring buffer
+// ran empty pauses for busyPause before it looks again, rather than
+// wait to be woken. The pause bounds how late an event is printed
+// under load; the 1 MiB ring holds some 40,000 events, 15 ms of the
+// fastest event rate measured here.
+const (
+	busyBatch = 64
+	busyPause = time.Millisecond
+)
 
 // drain handles every event already in the ring buffer.
 func (r *run) drain() error {
