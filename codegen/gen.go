@@ -45,13 +45,12 @@ type gen struct {
 	pending string            // label to put on the next instruction
 	aliases map[string]string // labels placed where another already was
 
-	stack   int // bytes of BPF stack in use, below R10
-	// maxStack is the most stack the main program used at once.
-	maxStack int
-	scratch int // bytes of scratch in use
-	vars    map[*sema.Variable]int
-	loops   []loop
-	err     error
+	stack    int // bytes of BPF stack in use, below R10
+	maxStack int // the most stack the main program used at once
+	scratch  int // bytes of scratch in use
+	vars     map[*sema.Variable]int
+	loops    []loop
+	err      error
 
 	// frame holds the probe's frame pointer, where integer variables
 	// live: R10 in the probe itself, regFrame in a loop callback.
