@@ -115,7 +115,7 @@ var tracerColors = []string{"#7f7f7f", "#1f77b4", "#d62728", "#2ca02c", "#9467bd
 // 10 µs on one page.
 func WriteOverheadSVG(w io.Writer, r *OverheadResult) error {
 	const (
-		left, top, panelH, gap, barW = 70, 40, 260, 90, 9
+		left, top, panelH, gap, barW = 70, 40, 260, 130, 9
 	)
 	scripts := r.scripts()
 	groupW := barW*len(r.Tracers) + 12
