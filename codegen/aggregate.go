@@ -26,7 +26,11 @@ func (g *gen) aggregate(m *ast.Map, l *MapLayout, call *ast.Call) {
 		} else {
 			g.lhistBucket(l.Value)
 		}
-		g.emit(asm.StoreMem(regScratch, int16(key+l.KeySize-8), asm.R0, asm.DWord))
+		if l.Buckets > 0 {
+			g.emit(asm.StoreMem(regScratch, int16(key), asm.R0, asm.Word))
+		} else {
+			g.emit(asm.StoreMem(regScratch, int16(key+l.KeySize-8), asm.R0, asm.DWord))
+		}
 		agg = sema.AggCount
 	}
 	g.lookup(l, key)

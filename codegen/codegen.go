@@ -77,16 +77,21 @@ func Compile(info *sema.Info, opts *Options) (*Output, error) {
 	}
 	out := &Output{Spec: &ebpf.CollectionSpec{Maps: map[string]*ebpf.MapSpec{}, Programs: map[string]*ebpf.ProgramSpec{}},
 		Maps: map[string]*MapLayout{}, MaxStrlen: info.Config.MaxStrlen, Slots: map[string]int{}}
+	arrays := arrayHists(info)
 	for i, name := range info.MapNames {
 		mi := info.Maps[name]
 		l := newMapLayout(mi, fmt.Sprintf("m%d_%s", i, mapSuffix(name)), i)
 		out.Maps[name] = l
-		typ := ebpf.Hash
-		if l.PerCPU {
-			typ = ebpf.PerCPUHash
-		}
-		out.Spec.Maps[l.BPFName] = &ebpf.MapSpec{Name: l.BPFName, Type: typ,
+		spec := &ebpf.MapSpec{Name: l.BPFName, Type: ebpf.Hash,
 			KeySize: uint32(l.KeySize), ValueSize: uint32(l.ValueSize), MaxEntries: uint32(info.Config.MaxMapKeys)}
+		switch {
+		case arrays[name]:
+			l.Buckets, l.KeySize = bucketCount(mi.Value), 4
+			spec.Type, spec.KeySize, spec.MaxEntries = ebpf.PerCPUArray, 4, uint32(l.Buckets)
+		case l.PerCPU:
+			spec.Type = ebpf.PerCPUHash
+		}
+		out.Spec.Maps[l.BPFName] = spec
 	}
 	maps := out.Spec.Maps
 	maps[mapEvents] = &ebpf.MapSpec{Name: mapEvents, Type: ebpf.RingBuf, MaxEntries: ringSize}

@@ -1,6 +1,7 @@
 package codegen
 
 import (
+	"gtrace/lang/ast"
 	"gtrace/sema"
 )
 
@@ -28,6 +29,12 @@ type MapLayout struct {
 	// ValueSize is the size of one CPU's value for per-CPU maps.
 	ValueSize int
 	PerCPU    bool
+	// Buckets, when not 0, says the map is a key-less hist or lhist kept
+	// in a per-CPU array of that many buckets, indexed by bucket: an
+	// array lookup costs a fraction of a hash lookup, and the JIT can
+	// inline it. Its entries always exist, so reading it skips a map
+	// whose buckets are all zero.
+	Buckets int
 }
 
 func newMapLayout(mi *sema.MapInfo, bpfName string, index int) *MapLayout {
@@ -51,6 +58,51 @@ func newMapLayout(mi *sema.MapInfo, bpfName string, index int) *MapLayout {
 		l.PerCPU = true
 	}
 	return l
+}
+
+// bucketCount is how many buckets a hist or lhist value can fall in.
+func bucketCount(v *sema.Type) int {
+	if v.Agg == sema.AggLHist {
+		return int((v.LMax-v.LMin)/v.LStep) + 2 // below min, each step, at or above max
+	}
+	// Bucket 0 holds negative values, the 2^k after it the small ones,
+	// then 2^k for each power of two up to 2^62 (see histBucket).
+	k := int(v.HistBits)
+	return (64-k)<<k + 1
+}
+
+// arrayHists lists the key-less hist and lhist maps that can live in a
+// per-CPU array: those that no delete(), has_key(), len(), zero() or for
+// loop names. An array's entries always exist and cannot be deleted, so
+// an array of zeros reads as a map never written, where a zeroed map
+// still prints its name.
+func arrayHists(info *sema.Info) map[string]bool {
+	out := map[string]bool{}
+	for name, mi := range info.Maps {
+		if mi.Key == nil && mi.Value.Kind == sema.Agg && (mi.Value.Agg == sema.AggHist || mi.Value.Agg == sema.AggLHist) {
+			out[name] = true
+		}
+	}
+	for _, p := range info.Progs {
+		ast.Inspect(p.Node, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.ForStmt:
+				if n.Map != nil {
+					delete(out, n.Map.Name)
+				}
+			case *ast.Call:
+				if n.Name == "delete" || n.Name == "has_key" || n.Name == "len" || n.Name == "zero" {
+					for _, a := range n.Args {
+						if m, ok := a.(*ast.Map); ok {
+							delete(out, m.Name)
+						}
+					}
+				}
+			}
+			return true
+		})
+	}
+	return out
 }
 
 func align8(n int) int { return (n + 7) &^ 7 }

@@ -44,7 +44,10 @@ func (r *run) readMap(l *codegen.MapLayout) (*output.Map, error) {
 			continue // deleted meanwhile
 		}
 		userKey := k
-		if hist {
+		switch {
+		case l.Buckets > 0:
+			userKey = nil
+		case hist:
 			userKey = k[:l.KeySize-8]
 		}
 		idx, seen := byKey[string(userKey)]
@@ -60,7 +63,29 @@ func (r *run) readMap(l *codegen.MapLayout) (*output.Map, error) {
 		}
 		r.merge(l, e, k, raw)
 	}
+	if l.Buckets > 0 {
+		om.Entries = trimBuckets(om.Entries)
+	}
 	return om, nil
+}
+
+// trimBuckets makes the entry of an array-backed histogram look as a
+// hash-backed one does, whose buckets stop at the highest one counted:
+// without trailing empty buckets, and gone if none has a count.
+func trimBuckets(entries []output.Entry) []output.Entry {
+	if len(entries) == 0 {
+		return nil
+	}
+	e := &entries[0]
+	n := len(e.Buckets)
+	for n > 0 && e.Buckets[n-1] == 0 {
+		n--
+	}
+	if n == 0 {
+		return nil
+	}
+	e.Buckets = e.Buckets[:n]
+	return entries
 }
 
 // merge folds the per-CPU values in raw into e.
@@ -100,7 +125,12 @@ func (r *run) merge(l *codegen.MapLayout, e *output.Entry, key, raw []byte) {
 			e.Total += word(c, 1)
 		}
 	case sema.AggHist, sema.AggLHist:
-		b := int(binary.LittleEndian.Uint64(key[l.KeySize-8:]))
+		var b int
+		if l.Buckets > 0 {
+			b = int(binary.LittleEndian.Uint32(key))
+		} else {
+			b = int(binary.LittleEndian.Uint64(key[l.KeySize-8:]))
+		}
 		if b >= len(e.Buckets) {
 			e.Buckets = append(e.Buckets, make([]uint64, b+1-len(e.Buckets))...)
 		}

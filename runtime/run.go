@@ -683,6 +683,11 @@ func (r *run) handle(rec []byte) error {
 		}
 		return p.Time(s)
 	case codegen.EvClear:
+		if ev.Map.Buckets > 0 {
+			// An array's entries cannot be deleted: emptied, they
+			// read as no map at all.
+			return zeroMap(r.coll.Maps[ev.Map.BPFName], ev.Map)
+		}
 		return clearMap(r.coll.Maps[ev.Map.BPFName], ev.Map.KeySize)
 	case codegen.EvZero:
 		return zeroMap(r.coll.Maps[ev.Map.BPFName], ev.Map)

@@ -56,6 +56,14 @@ func TestAggregations(t *testing.T) {
 			"@l:\n" + histRow("[0, 2)", 1, 2) + histRow("[2, 4)", 0, 2) +
 				histRow("[4, 6)", 0, 2) + histRow("[6, 8)", 0, 2) +
 				histRow("[8, 10)", 0, 2) + histRow("[10, ...)", 2, 2)},
+		{"hist with 4 buckets per power of 2", ddMixed, writesFd1 + " { @h = hist(args.count, 2); }",
+			"@h:\n" + histRow("[1]", 1, 2) + histRow("[2]", 0, 2) + histRow("[3]", 0, 2) +
+				histRow("[4]", 0, 2) + histRow("[5]", 0, 2) + histRow("[6]", 0, 2) +
+				histRow("[7]", 0, 2) + histRow("[8, 10)", 0, 2) + histRow("[10, 12)", 2, 2)},
+		// A key-less hist lives in an array (TestHistMapKinds): cleared,
+		// it prints as a map never written; zeroed, as a hash map does.
+		{"hist cleared", ddMixed, writesFd1 + " { @h = hist(args.count); } END { clear(@h); }", ""},
+		{"hist zeroed", ddMixed, writesFd1 + " { @h = hist(args.count); } END { zero(@h); }", "@h:\n"},
 		{"string key", ddOneByte, readsFd0 + " { @[comm] = count(); }", "@[dd]: 37\n"},
 		{"int key", ddMixed, writesFd1 + " { @[args.count] = count(); }", "@[1]: 1\n@[10]: 2\n"},
 		{"string key avg", ddMixed, writesFd1 + " { @[comm] = avg(args.count); }", "@[dd]: 7\n"},
