@@ -5,7 +5,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -15,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"gtrace/bench/floor"
+	"gtrace/bench/workload"
 )
 
 // FloorName names the floor tracer in results: the hand-written programs
@@ -116,11 +116,11 @@ func Overhead(cfg *OverheadConfig) (*OverheadResult, error) {
 	best := map[[2]int]*sample{} // by script and tracer (0 is the floor)
 	for run := range cfg.Runs {
 		for _, s := range cfg.Scripts {
-			untraced, err := pinnedDD(cfg.CPU, cfg.Events)
+			untraced, err := workload.DD(cfg.CPU, cfg.Events)
 			if err != nil {
 				return nil, err
 			}
-			baseline = min(baseline, untraced)
+			baseline = min(baseline, untraced.Wall)
 			for i := range len(cfg.Tracers) + 1 {
 				var m sample
 				if i == 0 {
@@ -132,7 +132,7 @@ func Overhead(cfg *OverheadConfig) (*OverheadResult, error) {
 					return nil, fmt.Errorf("script %02d (%s), %s: %w", s.N, s.Name, res.Tracers[i], err)
 				}
 				fmt.Fprintf(cfg.Log, "run %d, %02d %s, %s: %v (untraced %v), %.0f ns per run, %d runs, %d lost\n",
-					run+1, s.N, s.Name, res.Tracers[i], m.wall, untraced, m.kernel, m.runs, m.lost)
+					run+1, s.N, s.Name, res.Tracers[i], m.wall, untraced.Wall, m.kernel, m.runs, m.lost)
 				best[[2]int{s.N, i}] = bestOf(best[[2]int{s.N, i}], m)
 			}
 		}
@@ -244,10 +244,11 @@ func measureCommand(cfg *OverheadConfig, s Script, c Command, file string) (samp
 // the programs could not deliver.
 func measureAttached(cfg *OverheadConfig, progs []*ebpf.Program, lost func() (uint64, error)) (sample, error) {
 	var m sample
-	var err error
-	if m.wall, err = pinnedDD(cfg.CPU, cfg.Events); err != nil {
+	traced, err := workload.DD(cfg.CPU, cfg.Events)
+	if err != nil {
 		return m, err
 	}
+	m.wall = traced.Wall
 	disable, err := enableStats()
 	if err != nil {
 		return m, err
@@ -257,7 +258,7 @@ func measureAttached(cfg *OverheadConfig, progs []*ebpf.Program, lost func() (ui
 	if err != nil {
 		return m, err
 	}
-	if _, err := pinnedDD(cfg.CPU, cfg.Events); err != nil {
+	if _, err := workload.DD(cfg.CPU, cfg.Events); err != nil {
 		return m, err
 	}
 	after, err := statsOf(progs)
@@ -297,27 +298,4 @@ func perRun(before, after []ebpf.ProgramStats) (ns float64, runs uint64) {
 		return 0, 0
 	}
 	return float64(total.Nanoseconds()) / float64(runs), runs
-}
-
-// pinnedDD runs the workload, dd if=/dev/zero of=/dev/null bs=1
-// count=events, pinned to cpu, and returns its wall time. dd inherits
-// the CPU mask of the thread that forks it.
-func pinnedDD(cpu, events int) (time.Duration, error) {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	var old, set unix.CPUSet
-	if err := unix.SchedGetaffinity(0, &old); err != nil {
-		return 0, fmt.Errorf("CPU affinity: %w", err)
-	}
-	set.Set(cpu)
-	if err := unix.SchedSetaffinity(0, &set); err != nil {
-		return 0, fmt.Errorf("pin to CPU %d: %w", cpu, err)
-	}
-	defer unix.SchedSetaffinity(0, &old)
-	dd := exec.Command("dd", "if=/dev/zero", "of=/dev/null", "bs=1", fmt.Sprintf("count=%d", events))
-	start := time.Now()
-	if out, err := dd.CombinedOutput(); err != nil {
-		return 0, fmt.Errorf("dd: %w\n%s", err, out)
-	}
-	return time.Since(start), nil
 }
