@@ -1,6 +1,8 @@
 package main
 
 import (
+	"flag"
+	"io"
 	"reflect"
 	"strings"
 	"testing"
@@ -92,5 +94,36 @@ func TestParseArgsErrors(t *testing.T) {
 		if _, err := parseArgs(args); err == nil {
 			t.Errorf("parseArgs(%q) succeeded, want an error", args)
 		}
+	}
+}
+
+func TestParseMixed(t *testing.T) {
+	tests := []struct {
+		args     []string
+		operands []string
+		format   string
+		dump     bool
+	}{
+		{[]string{"42"}, []string{"42"}, "text", false},
+		{[]string{"-f", "json", "42"}, []string{"42"}, "json", false},
+		{[]string{"42", "-f", "json"}, []string{"42"}, "json", false},
+		{[]string{"--dump", "a", "-f", "json", "b"}, []string{"a", "b"}, "json", true},
+		{[]string{"a", "--", "-f"}, []string{"a", "-f"}, "text", false},
+		{nil, nil, "text", false},
+	}
+	for _, tt := range tests {
+		fs := flag.NewFlagSet("t", flag.ContinueOnError)
+		format := fs.String("f", "text", "")
+		dump := fs.Bool("dump", false, "")
+		got, err := parseMixed(fs, tt.args)
+		if err != nil || !reflect.DeepEqual(got, tt.operands) || *format != tt.format || *dump != tt.dump {
+			t.Errorf("parseMixed(%q) = %q, %v, -f %s, --dump %v; want %q, -f %s, --dump %v",
+				tt.args, got, err, *format, *dump, tt.operands, tt.format, tt.dump)
+		}
+	}
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	if _, err := parseMixed(fs, []string{"a", "-x"}); err == nil {
+		t.Error("parseMixed accepted an unknown flag after an operand")
 	}
 }

@@ -35,7 +35,8 @@ func prof(args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&duration, "duration", 0, "")
 	format := fs.String("f", "text", "")
 	dump := fs.Bool("dump", false, "")
-	if err := fs.Parse(args); err != nil || fs.NArg() != 1 || duration < 0 ||
+	operands, err := parseMixed(fs, args)
+	if err != nil || len(operands) != 1 || duration < 0 ||
 		(*format != "text" && *format != "json") {
 		if err == flag.ErrHelp {
 			fmt.Fprint(stdout, profUsage)
@@ -44,7 +45,7 @@ func prof(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "ERROR: invalid arguments to prof\n\n%s", profUsage)
 		return 1
 	}
-	target, err := bpfprof.Find(fs.Arg(0))
+	target, err := bpfprof.Find(operands[0])
 	if err != nil {
 		fmt.Fprintf(stderr, "ERROR: %v\n", err)
 		return 1

@@ -33,7 +33,8 @@ func top(args []string, stdout, stderr io.Writer) int {
 	format := fs.String("f", "text", "")
 	sortBy := fs.String("sort", "cpu", "")
 	interval := fs.Duration("interval", time.Second, "")
-	if err := fs.Parse(args); err != nil || fs.NArg() > 1 || *interval <= 0 ||
+	operands, err := parseMixed(fs, args)
+	if err != nil || len(operands) > 1 || *interval <= 0 ||
 		(*format != "text" && *format != "json") {
 		if err == flag.ErrHelp {
 			fmt.Fprint(stdout, topUsage)
@@ -64,8 +65,12 @@ func top(args []string, stdout, stderr io.Writer) int {
 			}()
 		}
 	}
-	err := bpfstat.Top(bpfstat.TopOptions{Interval: *interval, Once: *once, JSON: *format == "json",
-		Sort: *sortBy, Filter: fs.Arg(0), Out: stdout, Errs: stderr, Done: done})
+	filter := ""
+	if len(operands) == 1 {
+		filter = operands[0]
+	}
+	err = bpfstat.Top(bpfstat.TopOptions{Interval: *interval, Once: *once, JSON: *format == "json",
+		Sort: *sortBy, Filter: filter, Out: stdout, Errs: stderr, Done: done})
 	if err != nil {
 		fmt.Fprintf(stderr, "ERROR: %v\n", err)
 		return 1
