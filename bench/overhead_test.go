@@ -22,6 +22,7 @@ func TestParseScripts(t *testing.T) {
 		{"4", []int{4}, ""},
 		{"2,4,9-12", []int{2, 4, 9, 10, 11, 12}, ""},
 		{"18-18", []int{18}, ""},
+		{"3,2-4", []int{3, 2, 4}, ""},
 		{"0", nil, `no script "0"`},
 		{"19", nil, `no script "19"`},
 		{"x", nil, `no script "x"`},

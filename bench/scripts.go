@@ -2,6 +2,7 @@ package bench
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -64,7 +65,7 @@ func (s Script) Source(kprobes bool) string {
 func (s Script) Uprobe() bool { return strings.HasPrefix(s.src, "u") }
 
 // ParseScripts reads a list of script numbers such as "2,4,9-12"; an
-// empty list is every script.
+// empty list is every script. A script named twice runs once.
 func ParseScripts(list string) ([]Script, error) {
 	if list == "" {
 		return Scripts, nil
@@ -86,7 +87,9 @@ func ParseScripts(list string) ([]Script, error) {
 			return nil, fmt.Errorf("script range %q runs backwards", item)
 		}
 		for n := lo; n <= hi; n++ {
-			out = append(out, Scripts[n-1])
+			if !slices.ContainsFunc(out, func(s Script) bool { return s.N == n }) {
+				out = append(out, Scripts[n-1])
+			}
 		}
 	}
 	return out, nil
