@@ -128,15 +128,10 @@ func TestVMProf(t *testing.T) {
 			}
 			section := func(t *testing.T, name string) vmSection {
 				t.Helper()
-				s, ok := sections[name]
-				if !ok {
-					t.Fatalf("no section %s in the guest's output:\n%s", name, res.Stdout)
+				if _, ok := sections[name]; !ok {
+					t.Logf("guest output:\n%s", res.Stdout)
 				}
-				t.Logf("%s: exit %d\nstdout:\n%s\nstderr:\n%s", name, s.status, s.stdout, s.stderr)
-				if s.status != 0 {
-					t.Fatalf("%s exited %d", name, s.status)
-				}
-				return s
+				return sections.get(t, name, 0)
 			}
 			t.Run("gtrace", func(t *testing.T) {
 				checkVMProf(t, section(t, "gtrace").stdout, "")

@@ -185,7 +185,7 @@ var vmTools = []string{"vfscount", "vfsstat", "bitesize"}
 // runVMScript boots kernel k with the harness's NVMe namespaces, runs
 // vmGuestScript and returns its sections by name. $BLK reads nvme0n1,
 // the conventional one.
-func runVMScript(t *testing.T, k vmtest.Kernel, gtrace string) map[string]vmSection {
+func runVMScript(t *testing.T, k vmtest.Kernel, gtrace string) vmSections {
 	t.Helper()
 	files := map[string]string{"/gtrace": gtrace}
 	for _, tool := range vmTools {
@@ -209,9 +209,27 @@ func runVMScript(t *testing.T, k vmtest.Kernel, gtrace string) map[string]vmSect
 	return sections
 }
 
+// vmSections are the sections of a guest script's output, by name.
+type vmSections map[string]vmSection
+
+// get returns the named section and logs it, failing t if there is none
+// or its command did not exit with status.
+func (ss vmSections) get(t *testing.T, name string, status int) vmSection {
+	t.Helper()
+	s, ok := ss[name]
+	if !ok {
+		t.Fatalf("no section %s in the guest's output", name)
+	}
+	t.Logf("%s: exit %d\nstdout:\n%s\nstderr:\n%s", name, s.status, s.stdout, s.stderr)
+	if s.status != status {
+		t.Fatalf("%s exited %d, want %d", name, s.status, status)
+	}
+	return s
+}
+
 // parseVMSections splits the guest script's output into its sections.
-func parseVMSections(out string) (map[string]vmSection, error) {
-	sections := map[string]vmSection{}
+func parseVMSections(out string) (vmSections, error) {
+	sections := vmSections{}
 	chunks := strings.Split(out, "@@@@ section ")
 	for _, chunk := range chunks[1:] {
 		header, rest, _ := strings.Cut(chunk, "\n")
@@ -299,20 +317,7 @@ func TestVMKprobes(t *testing.T) {
 	for _, k := range vmtest.Kernels {
 		t.Run(k.Name, func(t *testing.T) {
 			sections := runVMScript(t, k, gtrace)
-			// section returns the named section, failing t if the
-			// command did not exit with status.
-			section := func(t *testing.T, name string, status int) vmSection {
-				t.Helper()
-				s, ok := sections[name]
-				if !ok {
-					t.Fatalf("no section %s in the guest's output", name)
-				}
-				t.Logf("%s: exit %d\nstdout:\n%s\nstderr:\n%s", name, s.status, s.stdout, s.stderr)
-				if s.status != status {
-					t.Fatalf("%s exited %d, want %d", name, s.status, status)
-				}
-				return s
-			}
+			section := sections.get
 			// hasLines fails t for each line of want missing in out.
 			hasLines := func(t *testing.T, out string, want ...string) {
 				t.Helper()
