@@ -2,7 +2,6 @@ package bench
 
 import (
 	"bufio"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -80,11 +79,11 @@ func Attach(cfg *AttachConfig) (*AttachResult, error) {
 		return nil, fmt.Errorf("temporary directory: %w", err)
 	}
 	defer os.RemoveAll(dir)
-	o, err := newResult(&OverheadConfig{})
+	release, err := kernelRelease()
 	if err != nil {
 		return nil, err
 	}
-	res := &AttachResult{Date: o.Date, Kernel: o.Kernel, Runs: cfg.Runs}
+	res := &AttachResult{Date: today(), Kernel: release, Runs: cfg.Runs}
 	for _, c := range cfg.Tracers {
 		res.Tracers = append(res.Tracers, c.Name)
 	}
@@ -297,13 +296,3 @@ func WriteAttachTable(w io.Writer, r *AttachResult) error {
 }
 
 func dur(d time.Duration) string { return Duration.format(float64(d)) }
-
-// WriteAttachJSON prints r as one JSON object.
-func WriteAttachJSON(w io.Writer, r *AttachResult) error {
-	b, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprintf(w, "%s\n", b)
-	return err
-}

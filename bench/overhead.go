@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/cilium/ebpf"
-	"golang.org/x/sys/unix"
 
 	"gtrace/bench/floor"
 	"gtrace/bench/workload"
@@ -157,13 +156,13 @@ func Overhead(cfg *OverheadConfig) (*OverheadResult, error) {
 }
 
 func newResult(cfg *OverheadConfig) (*OverheadResult, error) {
-	var uts unix.Utsname
-	if err := unix.Uname(&uts); err != nil {
-		return nil, fmt.Errorf("uname: %w", err)
+	release, err := kernelRelease()
+	if err != nil {
+		return nil, err
 	}
 	res := &OverheadResult{
-		Date:    time.Now().Format("2006-01-02"),
-		Kernel:  unix.ByteSliceToString(uts.Release[:]),
+		Date:    today(),
+		Kernel:  release,
 		CPUs:    runtime.NumCPU(),
 		Events:  cfg.Events,
 		Runs:    cfg.Runs,

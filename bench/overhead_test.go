@@ -165,9 +165,9 @@ printf, bpftrace: 7 events lost at 112908 events/s: loss begins at or below that
 	}
 }
 
-func TestWriteOverheadJSON(t *testing.T) {
+func TestWriteJSON(t *testing.T) {
 	var b bytes.Buffer
-	if err := WriteOverheadJSON(&b, testResult()); err != nil {
+	if err := WriteJSON(&b, testResult()); err != nil {
 		t.Fatal(err)
 	}
 	var got OverheadResult

@@ -96,9 +96,9 @@ func WriteOverheadTable(w io.Writer, r *OverheadResult) error {
 	return err
 }
 
-// WriteOverheadJSON prints r as one JSON object.
-func WriteOverheadJSON(w io.Writer, r *OverheadResult) error {
-	b, err := json.MarshalIndent(r, "", "  ")
+// WriteJSON prints a result of Overhead or Attach as one JSON object.
+func WriteJSON(w io.Writer, result any) error {
+	b, err := json.MarshalIndent(result, "", "  ")
 	if err != nil {
 		return err
 	}

@@ -87,16 +87,27 @@ func Run(cfg *Config, w io.Writer) error {
 	return WriteTable(w, rows)
 }
 
-// describe says what was measured, where and when.
-func describe(cfg *Config) (string, error) {
+// today is the day of a measurement, as the results print it.
+func today() string { return time.Now().Format("2006-01-02") }
+
+// kernelRelease is the running kernel's release, as uname -r prints it.
+func kernelRelease() (string, error) {
 	var uts unix.Utsname
 	if err := unix.Uname(&uts); err != nil {
 		return "", fmt.Errorf("uname: %w", err)
 	}
+	return unix.ByteSliceToString(uts.Release[:]), nil
+}
+
+// describe says what was measured, where and when.
+func describe(cfg *Config) (string, error) {
+	release, err := kernelRelease()
+	if err != nil {
+		return "", err
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s, Linux %s, %d CPUs; best of %d runs, least of %d rounds of dd bs=1 count=%d per event cost\n",
-		time.Now().Format("2006-01-02"), unix.ByteSliceToString(uts.Release[:]), runtime.NumCPU(),
-		cfg.Runs, cfg.Rounds, cfg.Events)
+		today(), release, runtime.NumCPU(), cfg.Runs, cfg.Rounds, cfg.Events)
 	if v := os.Getenv("GTRACE_NO_FUSION"); v != "" {
 		fmt.Fprintf(&b, "GTRACE_NO_FUSION=%s: syscall tracepoints unfused\n", v)
 	}

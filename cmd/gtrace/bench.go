@@ -99,7 +99,7 @@ func benchRun(what string, o benchOptions, stdout, stderr io.Writer) error {
 			return err
 		}
 		if o.json {
-			return bench.WriteAttachJSON(stdout, res)
+			return bench.WriteJSON(stdout, res)
 		}
 		return bench.WriteAttachTable(stdout, res)
 	}
@@ -122,7 +122,7 @@ func benchRun(what string, o benchOptions, stdout, stderr io.Writer) error {
 		}
 	}
 	if o.json {
-		return bench.WriteOverheadJSON(stdout, res)
+		return bench.WriteJSON(stdout, res)
 	}
 	return bench.WriteOverheadTable(stdout, res)
 }
