@@ -91,7 +91,8 @@ func arrayHists(info *sema.Info) map[string]bool {
 					delete(out, n.Map.Name)
 				}
 			case *ast.Call:
-				if n.Name == "delete" || n.Name == "has_key" || n.Name == "len" || n.Name == "zero" {
+				switch p.Funcs[n] {
+				case sema.FDelete, sema.FHasKey, sema.FLen, sema.FZero:
 					for _, a := range n.Args {
 						if m, ok := a.(*ast.Map); ok {
 							delete(out, m.Name)
