@@ -163,6 +163,19 @@ func (p *probes) read() (totals, error) {
 	return sum, nil
 }
 
+// stats reads the kernel's statistics of the fentry and fexit programs.
+func (p *probes) stats() (entry, exit ebpf.ProgramStats, err error) {
+	in, err := p.entry.Stats()
+	if err != nil {
+		return entry, exit, fmt.Errorf("read fentry statistics: %w", err)
+	}
+	out, err := p.exit.Stats()
+	if err != nil {
+		return entry, exit, fmt.Errorf("read fexit statistics: %w", err)
+	}
+	return *in, *out, nil
+}
+
 // lookupZero puts the key 0 on the stack, at fp-4, and the map lookup's
 // arguments in R1 and R2.
 func lookupZero(m *ebpf.Map) asm.Instructions {

@@ -84,14 +84,25 @@ func Profile(opts Options) (*Report, error) {
 		uint64(after.kernel.Runtime-before.kernel.Runtime))
 	if p != nil {
 		r.Fentry = measured(before.probes, after.probes, ev.names())
+		r.Profiler = ownRuns(before, after)
 	}
 	return r, nil
 }
 
-// point is the kernel's statistics and the probes' totals at one time.
+// point is the kernel's statistics of the target and of the fentry and
+// fexit programs, and the probes' totals, at one time.
 type point struct {
-	kernel ebpf.ProgramStats
-	probes totals
+	kernel, entry, exit ebpf.ProgramStats
+	probes              totals
+}
+
+// ownRuns is what the kernel counted for the fentry and fexit programs
+// between two points: the runs of fentry, and the time of both, which
+// the kernel's figure for the target includes.
+func ownRuns(before, after point) *Runs {
+	ns := after.entry.Runtime - before.entry.Runtime + after.exit.Runtime - before.exit.Runtime
+	r := runs(after.entry.RunCount-before.entry.RunCount, uint64(ns))
+	return &r
 }
 
 // sample reads the kernel's statistics and the probes' totals together:
@@ -110,6 +121,9 @@ func sample(prog *ebpf.Program, p *probes) (point, error) {
 			pt[i].kernel = *st
 			if p != nil {
 				if pt[i].probes, err = p.read(); err != nil {
+					return point{}, err
+				}
+				if pt[i].entry, pt[i].exit, err = p.stats(); err != nil {
 					return point{}, err
 				}
 			}

@@ -19,8 +19,13 @@ type Report struct {
 	Fentry            *Measured `json:"fentry,omitempty"`
 	FentryUnavailable string    `json:"fentry_unavailable,omitempty"`
 	// Kernel is the kernel's own run_cnt and run_time_ns over the window.
-	Kernel      Runs `json:"kernel"`
-	StatsWereOn bool `json:"stats_were_on"`
+	// With fentry and fexit attached, its time includes theirs.
+	Kernel Runs `json:"kernel"`
+	// Profiler is the kernel's statistics of the fentry and fexit
+	// programs themselves over the window: their runs per profiled run,
+	// and the time of both.
+	Profiler    *Runs `json:"profiler,omitempty"`
+	StatsWereOn bool  `json:"stats_were_on"`
 	// HardwarePMU says whether cycles, instructions and LLC misses can
 	// be counted; NoPMUReason says why not.
 	HardwarePMU bool     `json:"hardware_pmu"`
@@ -131,6 +136,9 @@ func (r *Report) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "%-28s %12d %14d %10d\n", "fentry/fexit (entry to exit)", m.RunCnt, m.RunTimeNs, m.AvgNs)
 	}
 	fmt.Fprintf(&b, "%-28s %12d %14d %10d\n", "kernel statistics", r.Kernel.RunCnt, r.Kernel.RunTimeNs, r.Kernel.AvgNs)
+	if p := r.Profiler; p != nil {
+		fmt.Fprintf(&b, "%-28s %12d %14d %10d\n", "  of which fentry+fexit", p.RunCnt, p.RunTimeNs, p.AvgNs)
+	}
 	if m := r.Fentry; m != nil && len(m.Counters) > 0 {
 		fmt.Fprintf(&b, "\n%-28s %12s %14s\n", "COUNTER", "TOTAL", "PER_RUN")
 		for _, c := range m.Counters {

@@ -52,6 +52,7 @@ func TestWriteText(t *testing.T) {
 	withFentry := *r
 	withFentry.HardwarePMU = true
 	withFentry.Fentry = &Measured{Runs: runs(4, 800), Counters: []Count{{Name: "cycles", Total: 4000, PerRun: 1000}}}
+	withFentry.Profiler = &Runs{RunCnt: 4, RunTimeNs: 240, AvgNs: 60}
 	tests := []struct {
 		name string
 		r    *Report
@@ -73,6 +74,7 @@ Window: 2s
                                   RUN_CNT    RUN_TIME_NS     AVG_NS
 fentry/fexit (entry to exit)            4            800        200
 kernel statistics                       4           1200        300
+  of which fentry+fexit                 4            240         60
 
 COUNTER                             TOTAL        PER_RUN
 cycles                               4000         1000.0

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -209,8 +210,11 @@ func TestFileProgram(t *testing.T) {
 // may call read only after attaching, so the predicate also checks comm.
 func TestPidOption(t *testing.T) {
 	requireRoot(t)
-	work := exec.Command("/bin/sh", "-c", "read x; exec "+ddOneByte)
-	release, err := work.StdinPipe()
+	// The shell reads lines until "go", then becomes dd. BEGIN runs
+	// before the probes attach, as in bpftrace, so readiness is the
+	// probe itself answering the shell's reads.
+	work := exec.Command("/bin/sh", "-c", `while read x && [ "$x" != go ]; do :; done; exec `+ddOneByte)
+	feed, err := work.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,7 +224,10 @@ func TestPidOption(t *testing.T) {
 	defer work.Process.Kill()
 	pid := work.Process.Pid
 
-	script := fmt.Sprintf(`BEGIN { printf("ready\n"); } tracepoint:syscalls:sys_enter_read /pid == %d && comm == "dd" && args.fd == 0/ { @[comm, pid] = count(); }`, pid)
+	// One probe, so that readiness and counting attach together.
+	script := `tracepoint:syscalls:sys_enter_read /args.fd == 0/ {
+	if (comm == "dd") { @[comm, pid] = count(); } else { printf("ready\n"); }
+}`
 	tracer := exec.Command(gtraceBin, "-p", strconv.Itoa(pid), "-e", script)
 	stdout, err := tracer.StdoutPipe()
 	if err != nil {
@@ -233,24 +240,45 @@ func TestPidOption(t *testing.T) {
 	}
 	defer tracer.Process.Kill()
 
-	// Wait for BEGIN's line; the attaching line may come first.
-	lines := bufio.NewScanner(stdout)
-	for lines.Scan() && lines.Text() != "ready" {
+	lines := make(chan string)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	timeout := time.After(30 * time.Second)
+wait:
+	for {
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				tracer.Wait()
+				t.Fatalf("gtrace exited before its probe answered, stderr:\n%s", stderr.String())
+			}
+			if l == "ready" {
+				break wait
+			}
+		case <-tick.C:
+			io.WriteString(feed, "wait\n")
+		case <-timeout:
+			t.Fatalf("the probe did not answer within 30 s, stderr:\n%s", stderr.String())
+		}
 	}
-	if lines.Text() != "ready" {
-		tracer.Process.Kill()
-		tracer.Wait()
-		t.Fatalf("no ready line from BEGIN, stderr:\n%s", stderr.String())
-	}
-	release.Close()
+	io.WriteString(feed, "go\n")
 	if err := work.Wait(); err != nil {
 		t.Fatalf("workload: %v", err)
 	}
 
 	// gtrace must exit by itself once the traced pid is gone.
 	var rest strings.Builder
-	for lines.Scan() {
-		rest.WriteString(lines.Text() + "\n")
+	for l := range lines {
+		if l != "ready" {
+			rest.WriteString(l + "\n")
+		}
 	}
 	done := make(chan error, 1)
 	go func() { done <- tracer.Wait() }()

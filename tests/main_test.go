@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -186,12 +187,13 @@ func runScripts(t *testing.T, tests []scriptCase) {
 }
 
 // startTracing runs gtrace on script in the background until the test
-// ends, and returns its pid once it has attached: it printed its
-// "Attaching" line. Its further output is read and dropped.
+// ends, and returns its pid once every probe is attached: with -v,
+// gtrace says so on stderr. Its further output is read and dropped.
 func startTracing(t *testing.T, script string) int {
 	t.Helper()
-	tracer := exec.Command(gtraceBin, "-e", script)
-	out, err := tracer.StdoutPipe()
+	tracer := exec.Command(gtraceBin, "-v", "-e", script)
+	tracer.Stdout = io.Discard
+	errs, err := tracer.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,9 +204,13 @@ func startTracing(t *testing.T, script string) int {
 		tracer.Process.Signal(syscall.SIGINT)
 		tracer.Wait()
 	})
-	lines := bufio.NewScanner(out)
-	if !lines.Scan() || !strings.HasPrefix(lines.Text(), "Attaching") {
-		t.Fatalf("tracer did not attach: %q", lines.Text())
+	lines := bufio.NewScanner(errs)
+	var said strings.Builder
+	for lines.Scan() && !strings.HasPrefix(lines.Text(), "attached ") {
+		said.WriteString(lines.Text() + "\n")
+	}
+	if !strings.HasPrefix(lines.Text(), "attached ") {
+		t.Fatalf("tracer did not attach, stderr:\n%s", said.String())
 	}
 	go func() {
 		for lines.Scan() {
