@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -78,12 +81,33 @@ func Top(opts TopOptions) error {
 	}
 }
 
-// StatsOn says whether the kernel's BPF statistics are on already, by
-// the sysctl or another process's BPF_ENABLE_STATS descriptor: then run
-// counts include runs from before the caller turned them on.
+// StatsOn says whether the kernel's BPF statistics are on already: then
+// run counts include runs from before the caller turned them on. They
+// are on while the sysctl says so, or while any process holds a
+// BPF_ENABLE_STATS descriptor, which the sysctl does not show.
 func StatsOn() bool {
 	b, err := os.ReadFile("/proc/sys/kernel/bpf_stats_enabled")
-	return err == nil && strings.TrimSpace(string(b)) == "1"
+	if err == nil && strings.TrimSpace(string(b)) == "1" {
+		return true
+	}
+	return len(StatsHolders()) > 0
+}
+
+// StatsHolders lists the processes that hold a BPF_ENABLE_STATS
+// descriptor, by pid.
+func StatsHolders() []int {
+	fds, _ := filepath.Glob("/proc/[0-9]*/fd/*")
+	var pids []int
+	for _, fd := range fds {
+		if target, err := os.Readlink(fd); err != nil || target != "anon_inode:bpf-stats" {
+			continue
+		}
+		pid, err := strconv.Atoi(strings.Split(fd, "/")[2])
+		if err == nil && !slices.Contains(pids, pid) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
 }
 
 // diff turns two snapshots into rows over the time between them.

@@ -4,9 +4,15 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cilium/ebpf"
+	"golang.org/x/sys/unix"
+
+	"gtrace/bpfstat"
 )
 
 // TestTopOnce samples every BPF program with `gtrace top --once -f
@@ -29,7 +35,12 @@ func TestTopOnce(t *testing.T) {
 	if err := top.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(500 * time.Millisecond) // statistics on, within the interval
+	// Run the workload once top has statistics on.
+	for deadline := time.Now().Add(10 * time.Second); !slices.Contains(bpfstat.StatsHolders(), top.Process.Pid); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("gtrace top did not turn BPF statistics on within 10 s")
+		}
+	}
 	if out, err := exec.Command(bin).CombinedOutput(); err != nil {
 		t.Fatalf("%s: %v\n%s", bin, err, out)
 	}
@@ -62,5 +73,22 @@ func TestTopOnce(t *testing.T) {
 	}
 	if string(after) != string(before) {
 		t.Errorf("bpf_stats_enabled was %q, is %q after gtrace top", before, after)
+	}
+}
+
+// TestStatsHolders checks that a BPF_ENABLE_STATS descriptor, which the
+// sysctl does not show, counts as statistics being on.
+func TestStatsHolders(t *testing.T) {
+	requireRoot(t)
+	stats, err := ebpf.EnableStats(unix.BPF_STATS_RUN_TIME)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(bpfstat.StatsHolders(), os.Getpid()) || !bpfstat.StatsOn() {
+		t.Errorf("holding a BPF_ENABLE_STATS descriptor: holders %v, StatsOn %v", bpfstat.StatsHolders(), bpfstat.StatsOn())
+	}
+	stats.Close()
+	if slices.Contains(bpfstat.StatsHolders(), os.Getpid()) {
+		t.Errorf("closed the descriptor, still among the holders: %v", bpfstat.StatsHolders())
 	}
 }
