@@ -2,6 +2,7 @@ package tests
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"regexp"
 	"strconv"
@@ -9,9 +10,10 @@ import (
 	"testing"
 )
 
-// TestStats runs a probe with --stats: its row counts at least the reads
-// the workload made, in text and in JSON, and the kernel's statistics
-// setting is as it was afterwards.
+// TestStats runs a probe with --stats on every read in the system: its
+// row counts the runs exactly as the script counted its hits, in text
+// and in JSON, among them the workload's reads; and the kernel's
+// statistics setting is as it was afterwards.
 func TestStats(t *testing.T) {
 	requireRoot(t)
 	before, err := os.ReadFile("/proc/sys/kernel/bpf_stats_enabled")
@@ -19,23 +21,30 @@ func TestStats(t *testing.T) {
 		t.Fatal(err)
 	}
 	const reads = 100
-	script := readsFd0 + " { @ = count(); }"
-	r := gtrace(t, "--stats", "-c", dd("bs=1 count="+strconv.Itoa(reads)), "-e", script)
+	workload := dd("bs=1 count=" + strconv.Itoa(reads))
+	script := `tracepoint:syscalls:sys_enter_read { @hits = count(); if (pid == cpid && args.fd == 0) { @dd = count(); } }`
+	hits := regexp.MustCompile(`(?m)^@hits: (\d+)$`)
+
+	r := gtrace(t, "--stats", "-c", workload, "-e", script)
 	if r.code != 0 {
 		t.Fatalf("exit code %d, stderr:\n%s", r.code, r.stderr)
 	}
 	row := regexp.MustCompile(`(?m)^tracepoint:syscalls:sys_enter_read +(\d+) +(\d+) +(\d+) +(\d+)$`).FindStringSubmatch(r.stdout)
-	if row == nil || !strings.Contains(r.stdout, "\nPROBE ") || !strings.HasSuffix(r.stdout, "lost events: 0\n") {
-		t.Fatalf("no stats table in:\n%s", r.stdout)
+	counted := hits.FindStringSubmatch(r.stdout)
+	if row == nil || counted == nil || !strings.Contains(r.stdout, "\nPROBE ") || !strings.HasSuffix(r.stdout, "lost events: 0\n") {
+		t.Fatalf("no @hits and stats table in:\n%s", r.stdout)
 	}
-	if runs, _ := strconv.Atoi(row[1]); runs < reads {
-		t.Errorf("%d runs, want at least the workload's %d reads", runs, reads)
+	if !strings.Contains(r.stdout, fmt.Sprintf("\n@dd: %d\n", reads)) {
+		t.Errorf("want @dd: %d, the workload's reads, in:\n%s", reads, r.stdout)
+	}
+	if row[1] != counted[1] {
+		t.Errorf("%s runs, the script counted %s hits", row[1], counted[1])
 	}
 	if total, _ := strconv.Atoi(row[2]); total == 0 {
 		t.Errorf("no run time accounted: %s", row[0])
 	}
 
-	r = gtrace(t, "--stats", "-f", "json", "-c", dd("bs=1 count="+strconv.Itoa(reads)), "-e", script)
+	r = gtrace(t, "--stats", "-f", "json", "-c", workload, "-e", script)
 	if r.code != 0 {
 		t.Fatalf("exit code %d, stderr:\n%s", r.code, r.stderr)
 	}
@@ -54,8 +63,21 @@ func TestStats(t *testing.T) {
 	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &rec); err != nil {
 		t.Fatalf("last line %q: %v", lines[len(lines)-1], err)
 	}
-	if rec.Type != "stats" || len(rec.Data.Probes) != 1 || rec.Data.Probes[0].Runs < reads || rec.Data.Probes[0].TotalNs == 0 {
-		t.Errorf("stats record %+v", rec)
+	var hitsRec struct {
+		Data struct {
+			Hits uint64 `json:"@hits"`
+		}
+	}
+	for _, l := range lines {
+		if strings.Contains(l, `"@hits"`) {
+			if err := json.Unmarshal([]byte(l), &hitsRec); err != nil {
+				t.Fatalf("%q: %v", l, err)
+			}
+		}
+	}
+	if rec.Type != "stats" || len(rec.Data.Probes) != 1 || rec.Data.Probes[0].Runs != hitsRec.Data.Hits ||
+		rec.Data.Probes[0].Runs < reads || rec.Data.Probes[0].TotalNs == 0 {
+		t.Errorf("stats record %+v, want the @hits the script counted, %d, as runs", rec, hitsRec.Data.Hits)
 	}
 
 	after, err := os.ReadFile("/proc/sys/kernel/bpf_stats_enabled")
