@@ -1,7 +1,6 @@
 package tests
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -240,34 +239,7 @@ func TestPidOption(t *testing.T) {
 	}
 	defer tracer.Process.Kill()
 
-	lines := make(chan string)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-		close(lines)
-	}()
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	timeout := time.After(30 * time.Second)
-wait:
-	for {
-		select {
-		case l, ok := <-lines:
-			if !ok {
-				tracer.Wait()
-				t.Fatalf("gtrace exited before its probe answered, stderr:\n%s", stderr.String())
-			}
-			if l == "ready" {
-				break wait
-			}
-		case <-tick.C:
-			io.WriteString(feed, "wait\n")
-		case <-timeout:
-			t.Fatalf("the probe did not answer within 30 s, stderr:\n%s", stderr.String())
-		}
-	}
+	lines := awaitReady(t, tracer, stdout, &stderr, func() { io.WriteString(feed, "wait\n") })
 	io.WriteString(feed, "go\n")
 	if err := work.Wait(); err != nil {
 		t.Fatalf("workload: %v", err)

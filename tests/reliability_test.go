@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -587,39 +588,12 @@ func runDriven(t *testing.T, cmd *exec.Cmd, work func(), ready *os.File) result 
 		t.Fatal(err)
 	}
 	defer cmd.Process.Kill()
-	lines := make(chan string)
-	var out strings.Builder
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-		close(lines)
-	}()
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	timeout := time.After(30 * time.Second)
 	var b [1]byte
-wait:
-	for {
-		select {
-		case l, ok := <-lines:
-			if !ok {
-				cmd.Wait()
-				t.Fatalf("gtrace exited before its probes answered\nstderr:\n%s", stderr.String())
-			}
-			if l == "ready" {
-				break wait
-			}
-		case <-tick.C:
-			ready.Read(b[:])
-		case <-timeout:
-			t.Fatalf("the probes did not answer within 30 s\nstderr:\n%s", stderr.String())
-		}
-	}
+	lines := awaitReady(t, cmd, stdout, &stderr, func() { ready.Read(b[:]) })
+	var out strings.Builder
 	work()
 	cmd.Process.Signal(syscall.SIGINT)
-	timeout = time.After(30 * time.Second)
+	timeout := time.After(30 * time.Second)
 	for {
 		select {
 		case l, ok := <-lines:
@@ -634,6 +608,40 @@ wait:
 			}
 		case <-timeout:
 			t.Fatalf("gtrace did not exit within 30 s of SIGINT\nstderr:\n%s", stderr.String())
+		}
+	}
+}
+
+// awaitReady reads the lines of cmd's stdout until its script prints
+// "ready", calling poke every 10 ms until then to make the probe that
+// prints it fire. It returns the lines still to come.
+func awaitReady(t *testing.T, cmd *exec.Cmd, stdout io.Reader, stderr *strings.Builder, poke func()) <-chan string {
+	t.Helper()
+	lines := make(chan string)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	timeout := time.After(30 * time.Second)
+	for {
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				cmd.Wait()
+				t.Fatalf("gtrace exited before its probes answered\nstderr:\n%s", stderr.String())
+			}
+			if l == "ready" {
+				return lines
+			}
+		case <-tick.C:
+			poke()
+		case <-timeout:
+			t.Fatalf("the probes did not answer within 30 s\nstderr:\n%s", stderr.String())
 		}
 	}
 }
