@@ -187,12 +187,13 @@ func runScripts(t *testing.T, tests []scriptCase) {
 }
 
 // startTracing runs gtrace on script in the background until the test
-// ends, and returns its pid once every probe is attached: with -v,
-// gtrace says so on stderr. Its further output is read and dropped.
-func startTracing(t *testing.T, script string) int {
+// ends or stops it, and returns once every probe is attached: with -v,
+// gtrace says so on stderr. Its output goes to stdout; the rest of
+// stderr is dropped.
+func startTracing(t *testing.T, script string, stdout io.Writer) *exec.Cmd {
 	t.Helper()
 	tracer := exec.Command(gtraceBin, "-v", "-e", script)
-	tracer.Stdout = io.Discard
+	tracer.Stdout = stdout
 	errs, err := tracer.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -216,5 +217,5 @@ func startTracing(t *testing.T, script string) int {
 		for lines.Scan() {
 		}
 	}()
-	return tracer.Process.Pid
+	return tracer
 }

@@ -89,7 +89,7 @@ func TestProf(t *testing.T) {
 		t.Fatal(err)
 	}
 	bin := buildUstackC(t, "profiled", ustackProgram, "-O1")
-	id := tracerProgram(t, startTracing(t, "uprobe:"+bin+":leaf { @ = count(); }"))
+	id := tracerProgram(t, startTracing(t, "uprobe:"+bin+":leaf { @ = count(); }", io.Discard).Process.Pid)
 	_, pmuErr := os.Stat("/sys/bus/event_source/devices/cpu")
 	noPMU := os.IsNotExist(pmuErr)
 

@@ -2,10 +2,15 @@ package tests
 
 import (
 	"encoding/json"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -27,7 +32,7 @@ func TestTopOnce(t *testing.T) {
 	}
 	bin := buildUstackC(t, "topped", ustackProgram, "-O1")
 
-	startTracing(t, "uprobe:"+bin+":leaf { @ = count(); }")
+	startTracing(t, "uprobe:"+bin+":leaf { @ = count(); }", io.Discard)
 
 	top := exec.Command(gtraceBin, "top", "--once", "-f", "json", "--interval", "3s", bin)
 	var topOut strings.Builder
@@ -90,5 +95,91 @@ func TestStatsHolders(t *testing.T) {
 	stats.Close()
 	if slices.Contains(bpfstat.StatsHolders(), os.Getpid()) {
 		t.Errorf("closed the descriptor, still among the holders: %v", bpfstat.StatsHolders())
+	}
+}
+
+// TestTopTracepoint samples a gtrace tracepoint script on a dd workload
+// with `gtrace top --once -f json`. The probe fires on every read in the
+// system, so its run count is exact only once it stops: the test holds
+// the program, gtrace detaches and exits, and top samples after that.
+// Its row must count exactly the hits the script counted, the workload's
+// reads among them.
+func TestTopTracepoint(t *testing.T) {
+	requireRoot(t)
+	const reads, interval = 100, 4 * time.Second
+	work := exec.Command("/bin/sh", "-c", "read x; exec "+dd("bs=1 count="+strconv.Itoa(reads)))
+	release, err := work.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := work.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer work.Process.Kill()
+
+	top := exec.Command(gtraceBin, "top", "--once", "-f", "json", "--interval", interval.String())
+	var topOut strings.Builder
+	top.Stdout = &topOut
+	if err := top.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer top.Process.Kill()
+	started := time.Now()
+	for !slices.Contains(bpfstat.StatsHolders(), top.Process.Pid) {
+		if time.Since(started) > 10*time.Second {
+			t.Fatal("gtrace top did not turn BPF statistics on within 10 s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	started = time.Now()
+
+	var out strings.Builder
+	tracer := startTracing(t, fmt.Sprintf(`tracepoint:syscalls:sys_enter_read {
+	@hits = count();
+	if (pid == %d && args.fd == 0) { @dd = count(); }
+}`, work.Process.Pid), &out)
+	id, err := strconv.ParseUint(tracerProgram(t, tracer.Process.Pid), 10, 32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	held, err := ebpf.NewProgramFromID(ebpf.ProgramID(id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	release.Close()
+	if err := work.Wait(); err != nil {
+		t.Fatalf("workload: %v", err)
+	}
+	tracer.Process.Signal(syscall.SIGINT)
+	if err := tracer.Wait(); err != nil {
+		t.Fatalf("gtrace: %v", err)
+	}
+	if d := time.Since(started); d > interval-time.Second {
+		t.Fatalf("tracing took %v, too close to top's sample at %v", d, interval)
+	}
+	want := fmt.Sprintf("@dd: %d\n", reads)
+	hits := regexp.MustCompile(`(?m)^@hits: (\d+)$`).FindStringSubmatch(out.String())
+	if hits == nil || !strings.Contains(out.String(), want) {
+		t.Fatalf("want @hits and %q in gtrace's output:\n%s", want, out.String())
+	}
+
+	if err := top.Wait(); err != nil {
+		t.Fatalf("gtrace top: %v", err)
+	}
+	var rec struct {
+		Data []bpfstat.Program
+	}
+	if err := json.Unmarshal([]byte(topOut.String()), &rec); err != nil {
+		t.Fatalf("%q: %v", topOut.String(), err)
+	}
+	i := slices.IndexFunc(rec.Data, func(p bpfstat.Program) bool { return p.ID == uint32(id) })
+	if i < 0 {
+		t.Fatalf("program %d is not in gtrace top's output: %s", id, topOut.String())
+	}
+	p := rec.Data[i]
+	owner := fmt.Sprintf("[%d]", os.Getpid())
+	if strconv.FormatUint(p.Runs, 10) != hits[1] || p.RunTimeNs == 0 || len(p.Owners) != 1 || !strings.HasSuffix(p.Owners[0], owner) {
+		t.Errorf("program %+v: want the %s hits the script counted as runs, with run time, held by this test only", p, hits[1])
 	}
 }

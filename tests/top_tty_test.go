@@ -2,6 +2,7 @@ package tests
 
 import (
 	"fmt"
+	"io"
 	"os/exec"
 	"strings"
 	"testing"
@@ -19,7 +20,7 @@ func TestTopTerminal(t *testing.T) {
 	}
 	// Two programs of a tracer of our own, so that there is an order
 	// to check.
-	startTracing(t, "tracepoint:sched:sched_switch { @a = count(); } tracepoint:sched:sched_wakeup { @b = count(); }")
+	startTracing(t, "tracepoint:sched:sched_switch { @a = count(); } tracepoint:sched:sched_wakeup { @b = count(); }", io.Discard)
 
 	name := fmt.Sprintf("gtrace-top-%d", time.Now().UnixNano())
 	tmux := func(args ...string) string {
