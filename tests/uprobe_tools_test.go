@@ -1,7 +1,6 @@
 package tests
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -128,7 +127,7 @@ func TestThreadsnoop(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit code %d, stderr:\n%s", r.code, r.stderr)
 	}
-	events := regexp.MustCompile(fmt.Sprintf(`(?m)^\d+ +\d+ +threads +work$`)).FindAllString(r.stdout, -1)
+	events := regexp.MustCompile(`(?m)^\d+ +\d+ +threads +work$`).FindAllString(r.stdout, -1)
 	if len(events) != 5 {
 		t.Errorf("%d thread events, want 5:\n%s", len(events), r.stdout)
 	}
