@@ -12,21 +12,22 @@ import (
 )
 
 // holdScript is what a -c child runs until tracing is set up: a shell
-// waits for a line on fd 3, then execs the command. A small C program in
-// a blocking read makes almost no syscalls of its own before the
-// command's execve, which is traced, as bpftrace's forked child does; a
-// Go child would add its runtime's threads and timers to cpid.
-const holdScript = `read -r _ <&3 || exit 1; exec 3<&-; exec "$0" "$@"`
+// stops itself, and once continued execs the command. The stop takes
+// effect as kill returns, before the probes attach, so the one system
+// call traced under cpid before the command's own is its execve. (A
+// shell reading a pipe on another fd would restore its descriptors with
+// dup2, fcntl and close after the read; a Go child would add its
+// runtime's threads and timers to cpid.)
+const holdScript = `kill -STOP $$ || exit 1; exec "$0" "$@"`
 
 // Child is a -c command held back until every probe is attached.
 type Child struct {
-	Pid     int
-	cmd     *exec.Cmd
-	release *os.File
-	done    chan struct{}
+	Pid  int
+	cmd  *exec.Cmd
+	done chan struct{}
 }
 
-// StartChild starts command, paused before it execs.
+// StartChild starts command, stopped before it execs.
 func StartChild(command string) (*Child, error) {
 	args := strings.Fields(command)
 	if len(args) == 0 {
@@ -36,22 +37,14 @@ func StartChild(command string) (*Child, error) {
 	if err != nil {
 		return nil, fmt.Errorf("-c: %w", err)
 	}
-	r, w, err := os.Pipe()
-	if err != nil {
-		return nil, err
-	}
 	cmd := exec.Command("/bin/sh", append([]string{"-c", holdScript, path}, args[1:]...)...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	cmd.ExtraFiles = []*os.File{r}
 	// The child must not outlive gtrace, even a killed one.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
-		r.Close()
-		w.Close()
 		return nil, fmt.Errorf("-c: %w", err)
 	}
-	r.Close()
-	c := &Child{Pid: cmd.Process.Pid, cmd: cmd, release: w, done: make(chan struct{})}
+	c := &Child{Pid: cmd.Process.Pid, cmd: cmd, done: make(chan struct{})}
 	go func() {
 		cmd.Wait()
 		close(c.done)
@@ -59,10 +52,17 @@ func StartChild(command string) (*Child, error) {
 	return c, nil
 }
 
-// Release lets the child exec its command.
+// Release lets the child exec its command: it waits until the shell has
+// stopped (or died), without reaping it, then continues it.
 func (c *Child) Release() {
-	c.release.Write([]byte{'\n'})
-	c.release.Close()
+	var info unix.Siginfo
+	for {
+		err := unix.Waitid(unix.P_PID, c.Pid, &info, unix.WSTOPPED|unix.WEXITED|unix.WNOWAIT, nil)
+		if err != unix.EINTR {
+			break
+		}
+	}
+	unix.Kill(c.Pid, unix.SIGCONT)
 }
 
 // Done is closed when the child has exited.
@@ -70,7 +70,6 @@ func (c *Child) Done() <-chan struct{} { return c.done }
 
 // Kill ends a child that has not been released or has not finished.
 func (c *Child) Kill() {
-	c.release.Close()
 	c.cmd.Process.Kill()
 }
 

@@ -203,10 +203,9 @@ func TestFileProgram(t *testing.T) {
 	}
 }
 
-// TestPidOption traces a process started by the test. The process blocks
-// on its stdin until gtrace has run BEGIN (so probes are attached); closing
-// stdin ends that read and the shell execs dd under the same pid. The shell
-// may call read only after attaching, so the predicate also checks comm.
+// TestPidOption traces a process started by the test, a shell that
+// execs dd under the same pid once the test says so, and checks that
+// gtrace counts dd's reads and exits when the process does.
 func TestPidOption(t *testing.T) {
 	requireRoot(t)
 	// The shell reads lines until "go", then becomes dd. BEGIN runs
