@@ -7,6 +7,7 @@ import (
 	"github.com/cilium/ebpf/asm"
 	"github.com/cilium/ebpf/btf"
 
+	"gtrace/kernel"
 	"gtrace/probe"
 	"gtrace/sema"
 )
@@ -126,6 +127,32 @@ func fuse(out *Output, progs []*sema.Prog) map[int]int {
 	return next
 }
 
+// tsCompat is x86's flag in thread_info.status of a task in an ia32
+// system call.
+const tsCompat = 0x0002
+
+// threadStatus finds the offset of thread_info.status in the kernel's
+// task_struct, from its BTF. There is none where the kernel has no BTF or
+// no such field, as off x86.
+func threadStatus() (int16, bool) {
+	t, err := kernel.KernelType("struct task_struct")
+	if err != nil {
+		return 0, false
+	}
+	for _, m := range t.(*btf.Struct).Members {
+		info, ok := m.Type.(*btf.Struct)
+		if m.Name != "thread_info" || !ok {
+			continue
+		}
+		for _, f := range info.Members {
+			if size, err := btf.Sizeof(f.Type); f.Name == "status" && err == nil && size == 4 {
+				return int16((m.Offset + f.Offset).Bytes()), true
+			}
+		}
+	}
+	return 0, false
+}
+
 // addDispatcher adds the program on raw_syscalls:sys_enter or sys_exit
 // that tail-calls the fused program of the syscall's number. Exit slots
 // follow the entry slots.
@@ -137,6 +164,16 @@ func addDispatcher(out *Output, exit bool) {
 	done := "done"
 	insns := asm.Instructions{
 		btf.WithFuncMetadata(asm.Mov.Reg(asm.R6, asm.R1), funcInfo("rawtracepoint:"+event)),
+	}
+	if off, ok := threadStatus(); ok {
+		// An ia32 system call carries its own number, which the syscall
+		// tracepoints ignore (arch_trace_is_compat_syscall): so do the
+		// dispatchers.
+		insns = append(insns,
+			asm.FnGetCurrentTaskBtf.Call(),
+			asm.LoadMem(asm.R1, asm.R0, off, asm.Word),
+			asm.JSet.Imm(asm.R1, tsCompat, done),
+		)
 	}
 	if exit {
 		// sys_exit has no number among its arguments: regs->orig_ax.

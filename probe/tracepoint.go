@@ -45,8 +45,8 @@ func parseTracepoint(parts []string) ([]Probe, error) {
 // them are views of raw_syscalls:sys_enter and sys_exit filtered by
 // syscall number, so a dispatcher on those two raw tracepoints tail-calls
 // each fused probe's program by number instead: two links for any number
-// of syscall probes. ia32 compat syscalls, which the syscall tracepoints
-// ignore, reach the dispatcher with their own numbering.
+// of syscall probes. The dispatchers ignore ia32 system calls, as the
+// syscall tracepoints do (codegen/syscalls.go).
 func syscallOf(category, event string) int {
 	if category != "syscalls" || !fuseSyscalls {
 		return 0

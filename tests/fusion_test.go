@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"os/exec"
 	"regexp"
 	"sort"
 	"strings"
@@ -57,6 +58,62 @@ func TestSyscallFusionAll(t *testing.T) {
 	for _, want := range []string{"@[tracepoint:syscalls:sys_enter_read]: ", "@[tracepoint:syscalls:sys_enter_write]: ", "@[tracepoint:syscalls:sys_enter_exit_group]: 1\n"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("missing %q in:\n%s", want, r.stdout)
+		}
+	}
+}
+
+// compatProgram makes a native getpid, five ia32 getpid calls through
+// int 0x80, whose number, 20, is writev's on x86_64, then a native getpid
+// again. It exits 2 where the kernel runs no ia32 system calls.
+const compatProgram = `#include <unistd.h>
+#include <sys/syscall.h>
+
+int main(void) {
+	long pid = getpid();
+	for (int i = 0; i < 5; i++) {
+		long r = 20;
+		__asm__ volatile("int $0x80" : "+a"(r) : : "memory");
+		if (r != pid)
+			return 2;
+	}
+	return syscall(SYS_getpid) == pid ? 0 : 1;
+}
+`
+
+// TestSyscallFusionCompat checks that fused probes ignore ia32 system
+// calls, as the syscall tracepoints do: their numbers would otherwise
+// reach the programs of other system calls.
+func TestSyscallFusionCompat(t *testing.T) {
+	requireRoot(t)
+	bin := buildUstackC(t, "compat", compatProgram, "-O1")
+	if err := exec.Command(bin).Run(); err != nil {
+		if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 2 {
+			t.Skip("this kernel runs no ia32 system calls")
+		}
+		t.Fatalf("%s: %v", bin, err)
+	}
+	script := `tracepoint:syscalls:sys_enter_writev, tracepoint:syscalls:sys_exit_writev,
+	tracepoint:syscalls:sys_enter_getpid, tracepoint:syscalls:sys_exit_getpid,
+	tracepoint:syscalls:sys_enter_sync, tracepoint:syscalls:sys_enter_syncfs,
+	tracepoint:syscalls:sys_enter_acct, tracepoint:syscalls:sys_enter_chroot,
+	tracepoint:syscalls:sys_enter_swapon /pid == cpid/ { @[probe] = count(); }`
+	want := "@[tracepoint:syscalls:sys_enter_getpid]: 2\n@[tracepoint:syscalls:sys_exit_getpid]: 2\n"
+	for _, fusion := range []bool{true, false} {
+		if !fusion {
+			t.Setenv("GTRACE_NO_FUSION", "1")
+		}
+		r := gtrace(t, "-c", bin, "-e", script)
+		if r.code != 0 {
+			t.Fatalf("fusion %v: exit code %d, stderr:\n%s", fusion, r.code, r.stderr)
+		}
+		if !strings.HasPrefix(r.stdout, "Attaching 9 probes...\n") {
+			t.Errorf("fusion %v: want 9 probes attached:\n%s", fusion, r.stdout)
+		}
+		// Equal counts print in no set order.
+		lines := strings.SplitAfter(mapOutput(r.stdout), "\n")
+		sort.Strings(lines)
+		if got := strings.Join(lines, ""); got != want {
+			t.Errorf("fusion %v: got\n%s\nwant the native getpids only:\n%s", fusion, got, want)
 		}
 	}
 }
