@@ -40,12 +40,7 @@ func TestTopOnce(t *testing.T) {
 	if err := top.Start(); err != nil {
 		t.Fatal(err)
 	}
-	// Run the workload once top has statistics on.
-	for deadline := time.Now().Add(10 * time.Second); !slices.Contains(bpfstat.StatsHolders(), top.Process.Pid); time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("gtrace top did not turn BPF statistics on within 10 s")
-		}
-	}
+	waitStatsOn(t, top.Process.Pid) // then run the workload
 	if out, err := exec.Command(bin).CombinedOutput(); err != nil {
 		t.Fatalf("%s: %v\n%s", bin, err, out)
 	}
@@ -78,6 +73,17 @@ func TestTopOnce(t *testing.T) {
 	}
 	if string(after) != string(before) {
 		t.Errorf("bpf_stats_enabled was %q, is %q after gtrace top", before, after)
+	}
+}
+
+// waitStatsOn waits until process pid holds a BPF_ENABLE_STATS
+// descriptor.
+func waitStatsOn(t *testing.T, pid int) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !slices.Contains(bpfstat.StatsHolders(), pid); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("process %d did not turn BPF statistics on within 10 s", pid)
+		}
 	}
 }
 
@@ -124,19 +130,13 @@ func TestTopTracepoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer top.Process.Kill()
+	waitStatsOn(t, top.Process.Pid)
 	started := time.Now()
-	for !slices.Contains(bpfstat.StatsHolders(), top.Process.Pid) {
-		if time.Since(started) > 10*time.Second {
-			t.Fatal("gtrace top did not turn BPF statistics on within 10 s")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	started = time.Now()
 
 	var out strings.Builder
 	tracer := startTracing(t, fmt.Sprintf(`tracepoint:syscalls:sys_enter_read {
 	@hits = count();
-	if (pid == %d && args.fd == 0) { @dd = count(); }
+	if (pid == %d && comm == "dd" && args.fd == 0) { @dd = count(); }
 }`, work.Process.Pid), &out)
 	id, err := strconv.ParseUint(tracerProgram(t, tracer.Process.Pid), 10, 32)
 	if err != nil {
