@@ -3,12 +3,11 @@ package bpfprof
 import (
 	"errors"
 	"fmt"
-	"os"
-	"strconv"
-	"strings"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"gtrace/kernel"
 )
 
 // counter is a perf counter read at entry and exit of each run.
@@ -49,7 +48,7 @@ type perfEvents struct {
 // software ones where the machine has no PMU. A counter that cannot be
 // opened is left out; notes say which and why.
 func openCounters(ncpu int) (*perfEvents, []string, error) {
-	online, err := onlineCPUs()
+	online, err := kernel.OnlineCPUs()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -131,38 +130,4 @@ func (ev *perfEvents) names() []string {
 		out = append(out, c.name)
 	}
 	return out
-}
-
-// onlineCPUs reads the online CPUs from sysfs.
-func onlineCPUs() ([]int, error) {
-	b, err := os.ReadFile("/sys/devices/system/cpu/online")
-	if err != nil {
-		return nil, fmt.Errorf("online CPUs: %w", err)
-	}
-	return parseCPUList(strings.TrimSpace(string(b)))
-}
-
-// parseCPUList parses a kernel CPU list such as "0-3,5".
-func parseCPUList(s string) ([]int, error) {
-	var cpus []int
-	for _, part := range strings.Split(s, ",") {
-		lo, hi, isRange := strings.Cut(part, "-")
-		first, err := strconv.Atoi(lo)
-		if err != nil {
-			return nil, fmt.Errorf("CPU list %q: %w", s, err)
-		}
-		last := first
-		if isRange {
-			if last, err = strconv.Atoi(hi); err != nil {
-				return nil, fmt.Errorf("CPU list %q: %w", s, err)
-			}
-		}
-		if last < first {
-			return nil, fmt.Errorf("CPU list %q: range %s is backwards", s, part)
-		}
-		for cpu := first; cpu <= last; cpu++ {
-			cpus = append(cpus, cpu)
-		}
-	}
-	return cpus, nil
 }

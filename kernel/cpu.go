@@ -36,6 +36,9 @@ func parseCPUList(s string) ([]int, error) {
 				return nil, fmt.Errorf("parse cpu list %q: %w", s, err)
 			}
 		}
+		if last < first {
+			return nil, fmt.Errorf("parse cpu list %q: range %s is backwards", s, r)
+		}
 		for cpu := first; cpu <= last; cpu++ {
 			cpus = append(cpus, cpu)
 		}

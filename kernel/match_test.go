@@ -62,7 +62,7 @@ func TestParseCPUList(t *testing.T) {
 			t.Errorf("parseCPUList(%q) = %v, want %v", tt.in, got, tt.want)
 		}
 	}
-	for _, bad := range []string{"", "a", "0-b", "1,"} {
+	for _, bad := range []string{"", "a", "0-b", "a-b", "1,", "3-1"} {
 		if got, err := parseCPUList(bad); err == nil {
 			t.Errorf("parseCPUList(%q) = %v, want an error", bad, got)
 		}
