@@ -2,9 +2,6 @@ package tests
 
 import (
 	"encoding/json"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -95,25 +92,13 @@ type vmProfRuns struct {
 	AvgNs     uint64 `json:"avg_ns"`
 }
 
-// buildKprobeload builds tests/testdata/kprobeload, statically linked.
-func buildKprobeload(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "kprobeload")
-	cmd := exec.Command("go", "build", "-o", bin, "./testdata/kprobeload")
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("building kprobeload: %v\n%s", err, out)
-	}
-	return bin
-}
-
 // TestVMProf profiles a kprobe gtrace loaded and one another process
 // loaded: fentry and fexit count the same runs as the kernel's
 // statistics, at least the workload's reads, and time them.
 func TestVMProf(t *testing.T) {
 	files := map[string]string{
 		"/gtrace":     vmtest.BuildGtrace(t),
-		"/kprobeload": buildKprobeload(t),
+		"/kprobeload": buildTestdata(t, "kprobeload"),
 	}
 	env := map[string]string{"READS": strconv.Itoa(vmProfReads), "WINDOW": vmProfWindow}
 	for _, k := range vmtest.Kernels {

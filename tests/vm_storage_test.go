@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"maps"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -212,19 +211,6 @@ for read in first second; do
 done
 `
 
-// buildBlkio builds tests/testdata/blkio, statically linked, and returns
-// its path.
-func buildBlkio(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "blkio")
-	cmd := exec.Command("go", "build", "-o", bin, "./testdata/blkio")
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("building blkio: %v\n%s", err, out)
-	}
-	return bin
-}
-
 // sectorList formats sectors for the guest script, in order.
 func sectorList(sectors []int) string {
 	var s []string
@@ -245,7 +231,7 @@ func TestVMStorage(t *testing.T) {
 	}
 	files := map[string]string{
 		"/gtrace":       vmtest.BuildGtrace(t),
-		"/blkio":        buildBlkio(t),
+		"/blkio":        buildTestdata(t, "blkio"),
 		"/zns.bt":       write("zns.bt", vmZNSScript),
 		"/zns-check.bt": write("zns-check.bt", vmZNSCheckScript),
 	}

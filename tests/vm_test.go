@@ -3,6 +3,9 @@ package tests
 import (
 	"fmt"
 	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -132,6 +135,19 @@ section sigkill-left cat $kprobes /sys/kernel/tracing/kprobe_events
 
 section left cat $kprobes /sys/kernel/tracing/kprobe_events /sys/kernel/tracing/uprobe_events
 `
+
+// buildTestdata builds the Go program tests/testdata/NAME, statically
+// linked for the guest, and returns its path.
+func buildTestdata(t *testing.T, name string) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), name)
+	cmd := exec.Command("go", "build", "-o", bin, "./testdata/"+name)
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("building %s: %v\n%s", name, err, out)
+	}
+	return bin
+}
 
 // vmShellFuncs are the guest shell functions that print each command's
 // output as a section parseVMSections reads.

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"maps"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -154,24 +153,11 @@ if [ -n "$ref" ]; then
 fi
 `
 
-// buildVMWork builds tests/testdata/vmwork, statically linked, and
-// returns its path.
-func buildVMWork(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "vmwork")
-	cmd := exec.Command("go", "build", "-o", bin, "./testdata/vmwork")
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("building vmwork: %v\n%s", err, out)
-	}
-	return bin
-}
-
 func TestVMTools(t *testing.T) {
 	dir := t.TempDir()
 	files := map[string]string{
 		"/gtrace": vmtest.BuildGtrace(t),
-		"/vmwork": buildVMWork(t),
+		"/vmwork": buildTestdata(t, "vmwork"),
 	}
 	for _, tool := range vmToolsList {
 		files["/bt/"+tool+".bt"] = "/usr/sbin/" + tool + ".bt"
