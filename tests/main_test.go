@@ -186,6 +186,26 @@ func runScripts(t *testing.T, tests []scriptCase) {
 	}
 }
 
+// statsSysctlKept reads kernel.bpf_stats_enabled and checks, when the
+// test ends, that what it runs (what) left the sysctl as it was: BPF
+// statistics go on through a BPF_ENABLE_STATS descriptor only.
+func statsSysctlKept(t *testing.T, what string) {
+	t.Helper()
+	const sysctl = "/proc/sys/kernel/bpf_stats_enabled"
+	before, err := os.ReadFile(sysctl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		after, err := os.ReadFile(sysctl)
+		if err != nil {
+			t.Error(err)
+		} else if string(after) != string(before) {
+			t.Errorf("bpf_stats_enabled was %q, is %q after %s", before, after, what)
+		}
+	})
+}
+
 // startTracing runs gtrace on script in the background until the test
 // ends or stops it, and returns once every probe is attached: with -v,
 // gtrace says so on stderr. Its output goes to stdout; the rest of

@@ -84,10 +84,7 @@ func runCalls(t *testing.T, bin string, n int) {
 // afterwards.
 func TestProf(t *testing.T) {
 	requireRoot(t)
-	before, err := os.ReadFile("/proc/sys/kernel/bpf_stats_enabled")
-	if err != nil {
-		t.Fatal(err)
-	}
+	statsSysctlKept(t, "gtrace prof")
 	bin := buildUstackC(t, "profiled", ustackProgram, "-O1")
 	id := tracerProgram(t, startTracing(t, "uprobe:"+bin+":leaf { @ = count(); }", io.Discard).Process.Pid)
 	_, pmuErr := os.Stat("/sys/bus/event_source/devices/cpu")
@@ -174,14 +171,6 @@ func TestProf(t *testing.T) {
 			}
 		}
 	})
-
-	after, err := os.ReadFile("/proc/sys/kernel/bpf_stats_enabled")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(after) != string(before) {
-		t.Errorf("bpf_stats_enabled was %q, is %q after gtrace prof", before, after)
-	}
 }
 
 // TestProfErrors checks that gtrace prof refuses what it cannot profile.

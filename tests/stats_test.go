@@ -3,7 +3,6 @@ package tests
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -16,10 +15,7 @@ import (
 // statistics setting is as it was afterwards.
 func TestStats(t *testing.T) {
 	requireRoot(t)
-	before, err := os.ReadFile("/proc/sys/kernel/bpf_stats_enabled")
-	if err != nil {
-		t.Fatal(err)
-	}
+	statsSysctlKept(t, "--stats")
 	const reads = 100
 	workload := dd("bs=1 count=" + strconv.Itoa(reads))
 	script := `tracepoint:syscalls:sys_enter_read { @hits = count(); if (pid == cpid && args.fd == 0) { @dd = count(); } }`
@@ -78,13 +74,5 @@ func TestStats(t *testing.T) {
 	if rec.Type != "stats" || len(rec.Data.Probes) != 1 || rec.Data.Probes[0].Runs != hitsRec.Data.Hits ||
 		rec.Data.Probes[0].Runs < reads || rec.Data.Probes[0].TotalNs == 0 {
 		t.Errorf("stats record %+v, want the @hits the script counted, %d, as runs", rec, hitsRec.Data.Hits)
-	}
-
-	after, err := os.ReadFile("/proc/sys/kernel/bpf_stats_enabled")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(after) != string(before) {
-		t.Errorf("bpf_stats_enabled was %q, is %q after --stats", before, after)
 	}
 }

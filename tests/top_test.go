@@ -26,10 +26,7 @@ import (
 // statistics setting is as it was afterwards.
 func TestTopOnce(t *testing.T) {
 	requireRoot(t)
-	before, err := os.ReadFile("/proc/sys/kernel/bpf_stats_enabled")
-	if err != nil {
-		t.Fatal(err)
-	}
+	statsSysctlKept(t, "gtrace top")
 	bin := buildUstackC(t, "topped", ustackProgram, "-O1")
 
 	startTracing(t, "uprobe:"+bin+":leaf { @ = count(); }", io.Discard)
@@ -65,14 +62,6 @@ func TestTopOnce(t *testing.T) {
 	p := rec.Data[0]
 	if p.Runs != 5 || p.RunTimeNs == 0 || len(p.Owners) == 0 || !strings.HasPrefix(p.Attach[0], "uprobe:"+bin) {
 		t.Errorf("program %+v: want 5 runs of the uprobe on %s, with run time and an owner", p, bin)
-	}
-
-	after, err := os.ReadFile("/proc/sys/kernel/bpf_stats_enabled")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(after) != string(before) {
-		t.Errorf("bpf_stats_enabled was %q, is %q after gtrace top", before, after)
 	}
 }
 
