@@ -98,7 +98,7 @@ func Compile(info *sema.Info, opts *Options) (*Output, error) {
 	maps[mapLost] = &ebpf.MapSpec{Name: mapLost, Type: ebpf.PerCPUArray, KeySize: 4, ValueSize: 8, MaxEntries: 1}
 	maps[mapScratch] = &ebpf.MapSpec{Name: mapScratch, Type: ebpf.PerCPUArray, KeySize: 4, ValueSize: scratchSize,
 		MaxEntries: uint32(max(len(info.Progs), 1))}
-	maps[mapGlobals] = &ebpf.MapSpec{Name: mapGlobals, Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: 1}
+	maps[mapGlobals] = &ebpf.MapSpec{Name: mapGlobals, Type: ebpf.Array, KeySize: 4, ValueSize: globalsSize, MaxEntries: 1}
 	maps[mapFull] = &ebpf.MapSpec{Name: mapFull, Type: ebpf.PerCPUArray, KeySize: 4, ValueSize: 8,
 		MaxEntries: uint32(max(len(info.MapNames), 1))}
 

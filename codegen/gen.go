@@ -132,9 +132,15 @@ func (g *gen) alloc(n int) int {
 // program generates the whole program.
 func (g *gen) program() (asm.Instructions, error) {
 	exit := g.newLabel()
+	k := g.prog.Probe.Kind
 	g.frame = asm.RFP
 	// Save the context and find the scratch area.
 	g.insns = append(g.insns, btf.WithFuncMetadata(asm.Mov.Reg(regCtx, asm.R1), funcInfo(g.prog.Probe.Name)))
+	if _, _, fused := g.prog.Probe.Fused(); !fused && k != probe.Begin && k != probe.End {
+		// A fused program runs only through its dispatcher, which
+		// checks the flag for it.
+		g.emit(stopCheck(exit)...)
+	}
 	findStart := len(g.insns)
 	g.findScratch(exit)
 	findEnd := len(g.insns)
@@ -156,7 +162,7 @@ func (g *gen) program() (asm.Instructions, error) {
 			g.emit(asm.StoreMem(asm.RFP, int16(off), asm.R1, asm.DWord))
 		}
 	}
-	if k := g.prog.Probe.Kind; g.opts.Pid != 0 && k != probe.Begin && k != probe.End {
+	if g.opts.Pid != 0 && k != probe.Begin && k != probe.End {
 		g.emit(asm.FnGetCurrentPidTgid.Call(), asm.RSh.Imm(asm.R0, 32))
 		g.loadImm(asm.R1, int64(g.opts.Pid))
 		g.emit(asm.JNE.Reg(asm.R0, asm.R1, exit))
@@ -192,6 +198,19 @@ func (g *gen) program() (asm.Instructions, error) {
 		}
 	}
 	return g.insns, nil
+}
+
+// stopCheck jumps to exit once the runtime has raised the stop flag.
+// The runtime raises it instead of closing links to stop the probes:
+// links are released by the kernel when the process holding them exits
+// (see runtime/release.go). The flag is read by its address, which the
+// JIT makes a constant: no helper call.
+func stopCheck(exit string) asm.Instructions {
+	return asm.Instructions{
+		asm.LoadMapValue(asm.R1, 0, globalStopped).WithReference(mapGlobals),
+		asm.LoadMem(asm.R1, asm.R1, 0, asm.DWord),
+		asm.JNE.Imm(asm.R1, 0, exit),
+	}
 }
 
 // usesReg says whether any of insns reads or writes reg.

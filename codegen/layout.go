@@ -1,6 +1,8 @@
 package codegen
 
 import (
+	"unsafe"
+
 	"gtrace/lang/ast"
 	"gtrace/sema"
 )
@@ -15,8 +17,18 @@ const (
 	mapFull    = "mapfull" // per-CPU count of updates refused per map
 )
 
-// Globals layout: the boot-clock time gtrace started, for elapsed.
-const globalStartNs = 0
+// Globals is the one value of the globals map, which the runtime writes.
+type Globals struct {
+	StartNs uint64 // the monotonic clock when tracing started, for elapsed
+	Stopped uint64 // not 0 once tracing has ended: every probe returns at once
+}
+
+// Offsets in Globals, for the generated code.
+const (
+	globalStartNs = int16(unsafe.Offsetof(Globals{}.StartNs))
+	globalStopped = uint32(unsafe.Offsetof(Globals{}.Stopped))
+	globalsSize   = uint32(unsafe.Sizeof(Globals{}))
+)
 
 // MapLayout is how one script map is stored in BPF.
 type MapLayout struct {

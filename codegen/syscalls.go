@@ -165,6 +165,7 @@ func addDispatcher(out *Output, exit bool) {
 	insns := asm.Instructions{
 		btf.WithFuncMetadata(asm.Mov.Reg(asm.R6, asm.R1), funcInfo("rawtracepoint:"+event)),
 	}
+	insns = append(insns, stopCheck(done)...)
 	if off, ok := threadStatus(); ok {
 		// An ia32 system call carries its own number, which the syscall
 		// tracepoints ignore (arch_trace_is_compat_syscall): so do the

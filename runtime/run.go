@@ -68,6 +68,7 @@ type run struct {
 	rd    *ringbuf.Reader
 
 	formats  map[int]*output.Format
+	globals  codegen.Globals
 	exit     bool
 	exitCode int
 
@@ -77,9 +78,21 @@ type run struct {
 	lostChecked time.Time
 
 	// progLinks holds each program's links; probeMissed, what their
-	// kprobes missed, read before they are closed (--stats).
+	// kprobes missed, and stats, each probe's runs, read as tracing
+	// stops (--stats).
 	progLinks   map[string][]link.Link
 	probeMissed map[string]uint64
+	stats       []output.ProbeStat
+
+	// stopping is raised by the first signal: no more probes attach.
+	stopping atomic.Bool
+	// inKernel is held for reading while a probe attaches, and for
+	// writing by exitNow: a uprobe's registration that a fatal signal
+	// cuts short can leave the uprobe behind (see release.go).
+	inKernel sync.RWMutex
+	linksMu  sync.Mutex // guards links and progLinks while probes attach
+	rcu      *rcuWaiter
+	release  releaser
 }
 
 // Run loads, attaches and runs a compiled script until exit(), a signal,
@@ -102,19 +115,10 @@ func Run(out *codegen.Output, opts *Options) (code int, err error) {
 		return 0, nil
 	}
 
-	// Signals stop tracing; a second one exits at once.
-	var stop atomic.Bool
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
-	defer signal.Stop(sigs)
-	go func() {
-		<-sigs
-		stop.Store(true)
-		<-sigs
-		os.Exit(1)
-	}()
-
 	if err := r.setStart(); err != nil {
+		return 1, err
+	}
+	if r.rcu, err = newRCUWaiter(); err != nil {
 		return 1, err
 	}
 	if opts.Stats {
@@ -129,8 +133,30 @@ func Run(out *codegen.Output, opts *Options) (code int, err error) {
 	if r.rd, err = ringbuf.NewReader(r.coll.Maps["events"]); err != nil {
 		return 1, fmt.Errorf("open ring buffer: %w", err)
 	}
+
+	// Signals stop tracing; a second one exits at once.
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	go func() {
+		<-sigs
+		r.stopping.Store(true)
+		r.rd.Flush() // wakes the event loop
+		<-sigs
+		r.exitNow(1)
+	}()
+
 	if !opts.Quiet {
 		opts.Printer.AttachedProbes(uint64(out.ProbeCount()))
+	}
+	// As bpftrace does, attach first, then run BEGIN: a tool's header
+	// is never printed above an attach error.
+	attachStart := time.Now()
+	if err := r.attach(); err != nil {
+		return 1, err
+	}
+	if opts.Verbose {
+		fmt.Fprintf(opts.Stderr, "attached %d links in %v\n", len(r.links), time.Since(attachStart).Round(time.Microsecond))
 	}
 	if err := r.runSpecial(probe.Begin); err != nil {
 		return 1, err
@@ -138,19 +164,12 @@ func Run(out *codegen.Output, opts *Options) (code int, err error) {
 	if err := r.drain(); err != nil {
 		return 1, err
 	}
-	if !r.exit {
-		attachStart := time.Now()
-		if err := r.attach(); err != nil {
-			return 1, err
-		}
-		if opts.Verbose {
-			fmt.Fprintf(opts.Stderr, "attached %d links in %v\n", len(r.links), time.Since(attachStart).Round(time.Microsecond))
-		}
+	if !r.exit && !r.stopping.Load() {
 		if opts.Attached != nil {
 			opts.Attached()
 		}
 		stopWatch := r.watchMappings()
-		err := r.loop(&stop)
+		err := r.loop()
 		stopWatch()
 		if err != nil {
 			return 1, err
@@ -161,7 +180,12 @@ func Run(out *codegen.Output, opts *Options) (code int, err error) {
 	if opts.Stats {
 		r.probeMissed = r.kprobeMisses()
 	}
-	r.detach()
+	if err := r.stopProbes(); err != nil {
+		return 1, err
+	}
+	if opts.Stats {
+		r.stats = r.probeStats()
+	}
 	r.exit = false
 	if err := r.runSpecial(probe.End); err != nil {
 		return 1, err
@@ -317,7 +341,35 @@ func (r *run) setStart() error {
 	if err := unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts); err != nil {
 		return err
 	}
-	return r.coll.Maps["globals"].Update(uint32(0), uint64(ts.Nano()), ebpf.UpdateAny)
+	r.globals.StartNs = uint64(ts.Nano())
+	return r.coll.Maps["globals"].Update(uint32(0), &r.globals, ebpf.UpdateAny)
+}
+
+// stopProbes stops every probe: it raises the flag that each program
+// checks first, then waits until no program is still running.
+func (r *run) stopProbes() error {
+	r.globals.Stopped = 1
+	if err := r.coll.Maps["globals"].Update(uint32(0), &r.globals, ebpf.UpdateAny); err != nil {
+		return fmt.Errorf("stop probes: %w", err)
+	}
+	if err := r.rcu.wait(); err != nil {
+		return fmt.Errorf("wait for running probes: %w", err)
+	}
+	return nil
+}
+
+// exitNow exits at once, on a second signal. It waits for the probes
+// being attached, which take milliseconds each, not to cut a
+// registration short, stops the probes without waiting for them, and
+// leaves the links to a releaser.
+func (r *run) exitNow(code int) {
+	r.inKernel.Lock()
+	stopped := codegen.Globals{Stopped: 1} // elapsed, read no more, need no start
+	r.coll.Maps["globals"].Update(uint32(0), &stopped, ebpf.UpdateAny)
+	if err := r.release.handOver(r.links); err != nil {
+		fmt.Fprintf(r.opts.Stderr, "WARNING: %v: the probes detach as gtrace exits\n", err)
+	}
+	os.Exit(code)
 }
 
 // runSpecial runs the BEGIN or END programs with BPF_PROG_TEST_RUN.
@@ -355,16 +407,22 @@ func (r *run) attach() error {
 		attach = append(attach, p)
 	}
 	// Each attach is a few system calls; many probes attach in parallel.
-	links := make([][]link.Link, len(attach))
+	// A signal stops the attaching.
 	errs := make([]error, len(attach))
-	forEach(len(attach), func(i int) {
-		links[i], errs[i] = probe.Attach(&attach[i].Prog.Probe, r.progs[attach[i].Name], r.opts.Pid)
-	})
 	r.progLinks = map[string][]link.Link{}
-	for i, l := range links {
-		r.links = append(r.links, l...)
-		r.progLinks[attach[i].Name] = l
-	}
+	forEach(len(attach), func(i int) {
+		r.inKernel.RLock()
+		defer r.inKernel.RUnlock()
+		if r.stopping.Load() {
+			return
+		}
+		links, err := probe.Attach(&attach[i].Prog.Probe, r.progs[attach[i].Name], r.opts.Pid)
+		errs[i] = err
+		r.linksMu.Lock()
+		r.links = append(r.links, links...)
+		r.progLinks[attach[i].Name] = links
+		r.linksMu.Unlock()
+	})
 	for _, err := range errs {
 		if err != nil {
 			return lockdownNote(err)
@@ -390,31 +448,20 @@ func (r *run) fillNames(p *codegen.Program) error {
 	return nil
 }
 
-// detachWorkers bounds how many links detach closes at once.
-const detachWorkers = 64
-
-// detach closes every link. Closing the link of a tracepoint or a perf
-// event waits for RCU grace periods in the kernel, tens of milliseconds
-// each on a busy machine: closed one after another, fifty links took
-// over 4 s. Closed together, their waits overlap.
-func (r *run) detach() {
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, detachWorkers)
-	for _, l := range r.links {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			l.Close()
-			<-sem
-		}()
-	}
-	wg.Wait()
-	r.links = nil
-}
-
+// close releases what the run holds but its links, which it hands to a
+// releaser (see release.go): closing programs and maps that links still
+// hold detaches nothing.
 func (r *run) close() {
-	r.detach()
+	if len(r.links) > 0 && r.globals.Stopped == 0 {
+		// An error ended the run: the probes still run.
+		r.stopProbes() // on failure, they still stop when the releaser detaches them
+	}
+	if err := r.release.handOver(r.links); err != nil {
+		fmt.Fprintf(r.opts.Stderr, "WARNING: %v: the probes detach as gtrace exits\n", err)
+	}
+	if r.rcu != nil {
+		r.rcu.Close()
+	}
 	if r.rd != nil {
 		r.rd.Close()
 	}
@@ -427,11 +474,21 @@ func (r *run) close() {
 }
 
 // loop handles events until exit(), a signal or the end of the child.
-func (r *run) loop(stop *atomic.Bool) error {
+// It sleeps until there is work: an event, or a wake-up (rd.Flush) by a
+// signal or the child's end. It never polls on a timer, so that an idle
+// gtrace makes no system calls to show up in what it traces.
+func (r *run) loop() error {
+	if r.opts.Done != nil {
+		go func() {
+			<-r.opts.Done
+			r.rd.Flush()
+		}()
+	}
 	var rec ringbuf.Record
-	batch := 0 // events handled since the ring buffer was last empty
+	batch := 0         // events handled since the ring buffer was last empty
+	unchecked := false // events handled since the lost counter was read
 	for !r.exit {
-		if stop.Load() {
+		if r.stopping.Load() {
 			return nil
 		}
 		if r.opts.Done != nil {
@@ -441,14 +498,22 @@ func (r *run) loop(stop *atomic.Bool) error {
 			default:
 			}
 		}
-		if time.Since(r.lostChecked) >= lostInterval {
-			if err := r.reportLost(); err != nil {
-				return err
-			}
-		}
+		var deadline time.Time
 		if r.rd.AvailableBytes() == 0 {
 			if err := r.flush(); err != nil {
 				return err
+			}
+			// Events are refused only while the ring buffer is
+			// full, that is while there are events to read: the
+			// counter needs reading only after some were read.
+			if unchecked && time.Since(r.lostChecked) >= lostInterval {
+				if err := r.reportLost(); err != nil {
+					return err
+				}
+				unchecked = false
+			}
+			if unchecked {
+				deadline = r.lostChecked.Add(lostInterval)
 			}
 			if batch >= busyBatch {
 				// Events pour in. Each one written while the reader
@@ -461,9 +526,9 @@ func (r *run) loop(stop *atomic.Bool) error {
 			}
 			batch = 0
 		}
-		r.rd.SetDeadline(time.Now().Add(100 * time.Millisecond))
+		r.rd.SetDeadline(deadline)
 		err := r.rd.ReadInto(&rec)
-		if errors.Is(err, os.ErrDeadlineExceeded) {
+		if errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, ringbuf.ErrFlushed) {
 			continue
 		}
 		if err != nil {
@@ -473,6 +538,7 @@ func (r *run) loop(stop *atomic.Bool) error {
 			return err
 		}
 		batch++
+		unchecked = true
 	}
 	return nil
 }
@@ -563,7 +629,7 @@ func (r *run) finish() error {
 		return err
 	}
 	if r.opts.Stats {
-		if err := r.opts.Printer.Stats(r.probeStats(), r.lostSeen); err != nil {
+		if err := r.opts.Printer.Stats(r.stats, r.lostSeen); err != nil {
 			return err
 		}
 	}

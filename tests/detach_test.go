@@ -1,0 +1,236 @@
+package tests
+
+import (
+	"bytes"
+	"debug/elf"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// detachFuncs is how many functions detachTarget has for uprobes, as
+// many as libc's str* functions that first showed probes left behind.
+const detachFuncs = 60
+
+// detachTarget calls detachFuncs functions and fires a USDT probe with a
+// semaphore in a loop, so that a tracer stopped at any moment has events
+// in flight. It is the test's own binary: a probe left in it touches no
+// other program on the machine.
+func detachTarget() string {
+	var b strings.Builder
+	b.WriteString(`#define _SDT_HAS_SEMAPHORES 1
+#include <unistd.h>
+#include <sys/sdt.h>
+
+__extension__ unsigned short gtest_tick_semaphore __attribute__((unused)) __attribute__((section(".probes")));
+volatile long sink;
+`)
+	for i := range detachFuncs {
+		fmt.Fprintf(&b, "__attribute__((noinline)) void g%d(long x) { sink += x + %d; }\n", i, i)
+	}
+	b.WriteString("int main(void) {\n\tfor (long i = 0;; i++) {\n")
+	for i := range detachFuncs {
+		fmt.Fprintf(&b, "\t\tg%d(i);\n", i)
+	}
+	b.WriteString("\t\tif (gtest_tick_semaphore)\n\t\t\tDTRACE_PROBE1(gtest, tick, i);\n\t\tusleep(1000);\n\t}\n}\n")
+	return b.String()
+}
+
+// probeSites are the addresses, in a non-PIE binary, of every uprobe'd
+// function and of the USDT semaphore.
+type probeSites struct {
+	funcs     []uint64
+	semaphore uint64
+}
+
+func readProbeSites(t *testing.T, bin string) probeSites {
+	t.Helper()
+	f, err := elf.Open(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	syms, err := f.Symbols()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s probeSites
+	for _, sym := range syms {
+		switch {
+		case sym.Name == "gtest_tick_semaphore":
+			s.semaphore = sym.Value
+		case strings.HasPrefix(sym.Name, "g") && elf.ST_TYPE(sym.Info) == elf.STT_FUNC:
+			if _, err := strconv.Atoi(sym.Name[1:]); err == nil {
+				s.funcs = append(s.funcs, sym.Value)
+			}
+		}
+	}
+	if len(s.funcs) != detachFuncs || s.semaphore == 0 {
+		t.Fatalf("%s: found %d functions and semaphore %#x", bin, len(s.funcs), s.semaphore)
+	}
+	return s
+}
+
+// processImage is what a tracer changes in a traced process: the first
+// byte of each probed function (int3 while a uprobe is there) and the
+// USDT semaphore.
+type processImage struct {
+	first     []byte
+	semaphore uint16
+}
+
+func readImage(t *testing.T, pid int, s probeSites) processImage {
+	t.Helper()
+	mem, err := os.Open(fmt.Sprintf("/proc/%d/mem", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mem.Close()
+	var img processImage
+	b := make([]byte, 2)
+	for _, addr := range s.funcs {
+		if _, err := mem.ReadAt(b[:1], int64(addr)); err != nil {
+			t.Fatalf("read %#x of %d: %v", addr, pid, err)
+		}
+		img.first = append(img.first, b[0])
+	}
+	if _, err := mem.ReadAt(b, int64(s.semaphore)); err != nil {
+		t.Fatal(err)
+	}
+	img.semaphore = uint16(b[0]) | uint16(b[1])<<8
+	return img
+}
+
+// waitReleased waits until no releaser process, which detaches the
+// probes of a gtrace that has exited, is left.
+func waitReleased(t *testing.T, within time.Duration) time.Duration {
+	t.Helper()
+	start := time.Now()
+	for {
+		var left []string
+		dirs, _ := filepath.Glob("/proc/[0-9]*")
+		for _, d := range dirs {
+			if isReleaser(d) {
+				left = append(left, filepath.Base(d))
+			}
+		}
+		if len(left) == 0 {
+			return time.Since(start)
+		}
+		if time.Since(start) > within {
+			t.Fatalf("releasers %v still run %v after gtrace exited", left, within)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// isReleaser reports whether the process of a /proc directory is a live
+// releaser. Its argv[0] says so from its start, until it exits and its
+// memory is gone; its command name, from a little after its start.
+func isReleaser(dir string) bool {
+	// The thread that called exit may be a zombie while another
+	// thread of the process still closes the files.
+	live := false
+	tasks, _ := filepath.Glob(filepath.Join(dir, "task", "[0-9]*", "stat"))
+	for _, task := range tasks {
+		if stat, err := os.ReadFile(task); err == nil && !isZombie(string(stat)) {
+			live = true
+		}
+	}
+	if !live {
+		return false
+	}
+	argv, _ := os.ReadFile(filepath.Join(dir, "cmdline"))
+	comm, _ := os.ReadFile(filepath.Join(dir, "comm"))
+	return strings.HasPrefix(string(argv), "gtrace-release\x00") || string(comm) == "gtrace-release\n"
+}
+
+// detachRuns is how many times each stopping pattern runs;
+// GTRACE_DETACH_RUNS overrides it (scripts/soak-detach.sh runs 100).
+func detachRuns(t *testing.T) int {
+	if s := os.Getenv("GTRACE_DETACH_RUNS"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			t.Fatalf("GTRACE_DETACH_RUNS=%q: want a positive number", s)
+		}
+		return n
+	}
+	return 3
+}
+
+// TestDetachLeavesNothing stops gtrace while its uprobes and USDT probe
+// fire, in the ways that left uprobes registered in the kernel when
+// links were closed by gtrace's own threads: a second SIGINT, or SIGKILL,
+// during shutdown. Afterwards no breakpoint may be left in the traced
+// process, and its semaphore must be down.
+func TestDetachLeavesNothing(t *testing.T) {
+	requireRoot(t)
+	bin := buildC(t, map[string]string{"target.c": detachTarget()}, "-O1", "-no-pie", "-fno-pie")
+	sites := readProbeSites(t, bin)
+	target := exec.Command(bin)
+	if err := target.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		target.Process.Kill()
+		target.Wait()
+	}()
+	clean := readImage(t, target.Process.Pid, sites)
+	for _, b := range clean.first {
+		if b == 0xcc {
+			t.Fatal("the target has a breakpoint before it is traced")
+		}
+	}
+	script := fmt.Sprintf("uprobe:%s:g* { @[probe] = count(); } usdt:%s:gtest:tick { @ticks = count(); }", bin, bin)
+	patterns := []struct {
+		name   string
+		second syscall.Signal
+	}{
+		{"second SIGINT", syscall.SIGINT},
+		{"SIGINT then SIGKILL", syscall.SIGKILL},
+	}
+	runs := detachRuns(t)
+	for _, p := range patterns {
+		t.Run(p.name, func(t *testing.T) {
+			var worstRelease time.Duration
+			for i := range runs {
+				cmd := startTracing(t, script, io.Discard)
+				// Let events flow, then stop it at a random moment of
+				// its shutdown.
+				time.Sleep(time.Duration(rand.IntN(100)) * time.Millisecond)
+				traced := readImage(t, target.Process.Pid, sites)
+				if traced.semaphore == 0 || !bytes.Contains(traced.first, []byte{0xcc}) {
+					t.Fatalf("run %d: while traced, semaphore %d and first bytes % x: the probes are not there",
+						i, traced.semaphore, traced.first)
+				}
+				cmd.Process.Signal(syscall.SIGINT)
+				time.Sleep(time.Duration(rand.IntN(300)) * time.Millisecond)
+				cmd.Process.Signal(p.second)
+				done := make(chan struct{})
+				go func() { cmd.Wait(); close(done) }()
+				select {
+				case <-done:
+				case <-time.After(10 * time.Second):
+					cmd.Process.Kill()
+					t.Fatalf("run %d: gtrace still runs 10 s after it was stopped", i)
+				}
+				worstRelease = max(worstRelease, waitReleased(t, 60*time.Second))
+				after := readImage(t, target.Process.Pid, sites)
+				if !bytes.Equal(after.first, clean.first) || after.semaphore != 0 {
+					t.Fatalf("run %d: after gtrace and its releaser exited, semaphore %d and first bytes\n% x\nwant 0 and\n% x",
+						i, after.semaphore, after.first, clean.first)
+				}
+			}
+			t.Logf("%d runs, nothing left behind; the longest wait for the releaser after gtrace exited: %v",
+				runs, worstRelease.Round(time.Millisecond))
+		})
+	}
+}
