@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"gtrace/kernel"
+	"gtrace/symbol"
 )
 
 // AttachConfig says what Attach measures.
@@ -20,9 +21,10 @@ type AttachConfig struct {
 	Tracers []Command
 	// Runs is how many times each point is measured; the best counts.
 	Runs int
-	// Kprobes attaches kernel functions rather than syscall tracepoints.
-	Kprobes bool
-	Log     io.Writer
+	// Kprobes attaches kernel functions rather than syscall tracepoints;
+	// Uprobes, functions of the C library.
+	Kprobes, Uprobes bool
+	Log              io.Writer
 }
 
 // AttachPoint is what attaching one set of probes cost one tracer, each
@@ -39,8 +41,10 @@ type AttachPoint struct {
 	// process: its last perf event or BPF link; an upper bound of a
 	// millisecond or so when attaching is over by the first look.
 	Attach time.Duration `json:"attach_ns"`
-	// Detach is SIGINT to exit: detaching, and printing a count per
-	// probe.
+	// Detach is SIGINT to exit, what a user waits for: stopping the
+	// probes, printing a count per probe, and detaching where the
+	// tracer waits for it (gtrace leaves it to a process of its own,
+	// see runtime/release.go).
 	Detach time.Duration `json:"detach_ns"`
 }
 
@@ -70,7 +74,7 @@ const attachSettle = time.Second
 // of 1, 10, 100 and all probes of a kind, the tracers interleaved run by
 // run. It needs root.
 func Attach(cfg *AttachConfig) (*AttachResult, error) {
-	sets, err := attachSets(cfg.Kprobes)
+	sets, err := attachSets(cfg.Kprobes, cfg.Uprobes)
 	if err != nil {
 		return nil, err
 	}
@@ -119,9 +123,28 @@ func Attach(cfg *AttachConfig) (*AttachResult, error) {
 
 // attachSets lists the probe sets: the first 1, 10 and 100 syscall entry
 // tracepoints and all of tracepoint:syscalls:*; or the first 1, 10 and
-// 100 traceable vfs_ and ext4_ functions and all of kprobe:vfs_*.
-func attachSets(kprobes bool) ([]probeSet, error) {
+// 100 traceable vfs_ and ext4_ functions and all of kprobe:vfs_*; or the
+// first 1 and 10 of the C library's str* functions and all of them.
+func attachSets(kprobes, uprobes bool) ([]probeSet, error) {
 	body := " { @[probe] = count(); }\n"
+	if uprobes {
+		libc, err := symbol.ResolveBinary("libc")
+		if err != nil {
+			return nil, err
+		}
+		funcs, err := symbol.Functions(libc)
+		if err != nil {
+			return nil, err
+		}
+		var names []string
+		for _, f := range funcs {
+			if strings.HasPrefix(f, "str") {
+				names = append(names, "uprobe:"+libc+":"+f)
+			}
+		}
+		sets, err := firstN(names, body, 1, 10)
+		return append(sets, probeSet{"uprobe:libc:str*", len(names), "uprobe:" + libc + ":str*" + body}), err
+	}
 	if kprobes {
 		vfs, err := kernel.ExpandFunctions("vfs_*")
 		if err != nil {
@@ -137,7 +160,7 @@ func attachSets(kprobes bool) ([]probeSet, error) {
 				names = append(names, "kprobe:"+f)
 			}
 		}
-		sets, err := firstN(names, body)
+		sets, err := firstN(names, body, 1, 10, 100)
 		return append(sets, probeSet{"kprobe:vfs_*", len(vfs), "kprobe:vfs_*" + body}), err
 	}
 	tracefs, err := kernel.TracefsDir()
@@ -159,14 +182,14 @@ func attachSets(kprobes bool) ([]probeSet, error) {
 			names = append(names, "tracepoint:syscalls:"+e.Name())
 		}
 	}
-	sets, err := firstN(names, body)
+	sets, err := firstN(names, body, 1, 10, 100)
 	return append(sets, probeSet{"tracepoint:syscalls:*", all, "tracepoint:syscalls:*" + body}), err
 }
 
-// firstN makes the sets of the first 1, 10 and 100 of probes.
-func firstN(probes []string, body string) ([]probeSet, error) {
+// firstN makes the sets of the first ns of probes.
+func firstN(probes []string, body string, ns ...int) ([]probeSet, error) {
 	var sets []probeSet
-	for _, n := range []int{1, 10, 100} {
+	for _, n := range ns {
 		if len(probes) < n {
 			return nil, fmt.Errorf("only %d probes to attach, want %d", len(probes), n)
 		}

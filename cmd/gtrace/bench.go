@@ -14,7 +14,7 @@ import (
 const benchUsage = `USAGE:
     gtrace bench overhead [-n RUNS] [--events N] [--scripts LIST] [--tracer T]... [--kprobes]
                           [--cpu CPU] [-f text|json] [--svg FILE]
-    gtrace bench attach [-n RUNS] [--tracer T]... [--kprobes] [-f text|json]
+    gtrace bench attach [-n RUNS] [--tracer T]... [--kprobes | --uprobes] [-f text|json]
 
 overhead runs the 18 scripts of Benchmark 1 of "DTrace vs bpftrace" on
 dd if=/dev/zero of=/dev/null bs=1 count=N, pinned to one CPU, under every
@@ -26,7 +26,9 @@ tracepoints; --kprobes traces vfs_read as written.
 
 attach times compile and load, attach, and detach of N probes: 1, 10
 and 100 syscall tracepoints and all of tracepoint:syscalls:*, or with
---kprobes 1, 10 and 100 kernel functions and all of kprobe:vfs_*.
+--kprobes 1, 10 and 100 kernel functions and all of kprobe:vfs_*, or
+with --uprobes 1, 10 and all of the C library's str* functions. Detach
+is SIGINT to exit: what a user waits for after Ctrl-C.
 
 A tracer T is NAME=COMMAND, in which {} stands for the script's path
 ("bpftrace=/usr/bin/bpftrace {}"), or a program to run on the script.
@@ -49,6 +51,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	events := fs.Int("events", 200000, "")
 	scripts := fs.String("scripts", "", "")
 	kprobes := fs.Bool("kprobes", false, "")
+	uprobes := fs.Bool("uprobes", false, "")
 	cpu := fs.Int("cpu", 0, "")
 	format := fs.String("f", "text", "")
 	svg := fs.String("svg", "", "")
@@ -59,7 +62,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, benchUsage)
 		return 0
 	}
-	if err == nil && (fs.NArg() > 0 || *runs < 1 || *events < 1 || (*format != "text" && *format != "json")) {
+	if err == nil && (fs.NArg() > 0 || *runs < 1 || *events < 1 || (*format != "text" && *format != "json") || (*kprobes && *uprobes)) {
 		err = fmt.Errorf("invalid arguments")
 	}
 	if err != nil {
@@ -67,7 +70,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	if err := benchRun(args[0], benchOptions{runs: *runs, events: *events, scripts: *scripts, kprobes: *kprobes,
-		cpu: *cpu, json: *format == "json", svg: *svg, tracers: tracers}, stdout, stderr); err != nil {
+		uprobes: *uprobes, cpu: *cpu, json: *format == "json", svg: *svg, tracers: tracers}, stdout, stderr); err != nil {
 		fmt.Fprintf(stderr, "ERROR: %v\n", err)
 		return 1
 	}
@@ -77,7 +80,8 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 type benchOptions struct {
 	runs, events, cpu int
 	scripts, svg      string
-	kprobes, json     bool
+	kprobes, uprobes  bool
+	json              bool
 	tracers           []string
 }
 
@@ -94,7 +98,8 @@ func benchRun(what string, o benchOptions, stdout, stderr io.Writer) error {
 		return fmt.Errorf("gtrace bench needs root, to load BPF programs and read their statistics")
 	}
 	if what == "attach" {
-		res, err := bench.Attach(&bench.AttachConfig{Tracers: commands, Runs: o.runs, Kprobes: o.kprobes, Log: stderr})
+		res, err := bench.Attach(&bench.AttachConfig{Tracers: commands, Runs: o.runs, Kprobes: o.kprobes,
+			Uprobes: o.uprobes, Log: stderr})
 		if err != nil {
 			return err
 		}
