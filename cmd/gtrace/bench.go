@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"time"
 
 	"gtrace/bench"
 )
@@ -15,6 +16,7 @@ const benchUsage = `USAGE:
     gtrace bench overhead [-n RUNS] [--events N] [--scripts LIST] [--tracer T]... [--kprobes]
                           [--cpu CPU] [-f text|json] [--svg FILE]
     gtrace bench attach [-n RUNS] [--tracer T]... [--kprobes | --uprobes] [-f text|json]
+    gtrace bench idle [-n RUNS] [-d SECONDS] [--tracer T]... [-f text|json]
 
 overhead runs the 18 scripts of Benchmark 1 of "DTrace vs bpftrace" on
 dd if=/dev/zero of=/dev/null bs=1 count=N, pinned to one CPU, under every
@@ -30,6 +32,10 @@ and 100 syscall tracepoints and all of tracepoint:syscalls:*, or with
 with --uprobes 1, 10 and all of the C library's str* functions. Detach
 is SIGINT to exit: what a user waits for after Ctrl-C.
 
+idle counts, for each tracer counting every system call by command for
+SECONDS, its own system calls as it traced them, and its threads'
+context switches per second: what a tracer costs when it has no work.
+
 A tracer T is NAME=COMMAND, in which {} stands for the script's path
 ("bpftrace=/usr/bin/bpftrace {}"), or a program to run on the script.
 The default is this gtrace, and bpftrace when it is in PATH.
@@ -37,12 +43,12 @@ The default is this gtrace, and bpftrace when it is in PATH.
 
 // benchCmd runs `gtrace bench`.
 func benchCmd(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || (args[0] != "overhead" && args[0] != "attach") {
+	if len(args) == 0 || (args[0] != "overhead" && args[0] != "attach" && args[0] != "idle") {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
 			fmt.Fprint(stdout, benchUsage)
 			return 0
 		}
-		fmt.Fprintf(stderr, "ERROR: gtrace bench wants overhead or attach\n\n%s", benchUsage)
+		fmt.Fprintf(stderr, "ERROR: gtrace bench wants overhead, attach or idle\n\n%s", benchUsage)
 		return 1
 	}
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
@@ -53,6 +59,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 	kprobes := fs.Bool("kprobes", false, "")
 	uprobes := fs.Bool("uprobes", false, "")
 	cpu := fs.Int("cpu", 0, "")
+	seconds := fs.Float64("d", 5, "")
 	format := fs.String("f", "text", "")
 	svg := fs.String("svg", "", "")
 	var tracers []string
@@ -62,7 +69,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, benchUsage)
 		return 0
 	}
-	if err == nil && (fs.NArg() > 0 || *runs < 1 || *events < 1 || (*format != "text" && *format != "json") || (*kprobes && *uprobes)) {
+	if err == nil && (fs.NArg() > 0 || *runs < 1 || *events < 1 || (*format != "text" && *format != "json") || (*kprobes && *uprobes) || *seconds <= 0) {
 		err = fmt.Errorf("invalid arguments")
 	}
 	if err != nil {
@@ -70,7 +77,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	if err := benchRun(args[0], benchOptions{runs: *runs, events: *events, scripts: *scripts, kprobes: *kprobes,
-		uprobes: *uprobes, cpu: *cpu, json: *format == "json", svg: *svg, tracers: tracers}, stdout, stderr); err != nil {
+		uprobes: *uprobes, cpu: *cpu, idle: time.Duration(*seconds * float64(time.Second)), json: *format == "json", svg: *svg, tracers: tracers}, stdout, stderr); err != nil {
 		fmt.Fprintf(stderr, "ERROR: %v\n", err)
 		return 1
 	}
@@ -79,6 +86,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 
 type benchOptions struct {
 	runs, events, cpu int
+	idle              time.Duration
 	scripts, svg      string
 	kprobes, uprobes  bool
 	json              bool
@@ -96,6 +104,16 @@ func benchRun(what string, o benchOptions, stdout, stderr io.Writer) error {
 	}
 	if os.Geteuid() != 0 {
 		return fmt.Errorf("gtrace bench needs root, to load BPF programs and read their statistics")
+	}
+	if what == "idle" {
+		res, err := bench.Idle(&bench.IdleConfig{Tracers: commands, Runs: o.runs, Duration: o.idle, Log: stderr})
+		if err != nil {
+			return err
+		}
+		if o.json {
+			return bench.WriteJSON(stdout, res)
+		}
+		return bench.WriteIdleTable(stdout, res)
 	}
 	if what == "attach" {
 		res, err := bench.Attach(&bench.AttachConfig{Tracers: commands, Runs: o.runs, Kprobes: o.kprobes,
