@@ -1,0 +1,72 @@
+package tests
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestBeginAfterAttach checks that, as in bpftrace, BEGIN runs only once
+// every probe is attached: a tool's header is never printed above an
+// attach error. No machine here has hardware counters, so attaching a
+// hardware probe fails.
+func TestBeginAfterAttach(t *testing.T) {
+	requireRoot(t)
+	if _, err := os.Stat("/sys/bus/event_source/devices/cpu"); err == nil {
+		t.Skip("this machine has a hardware PMU: its hardware probe attaches")
+	}
+	r := gtrace(t, "-e", `BEGIN { printf("header\n"); } hardware:cycles:100000 { @ = count(); }`)
+	if r.code != 1 {
+		t.Errorf("exit code %d, want 1", r.code)
+	}
+	if strings.Contains(r.stdout, "header") {
+		t.Errorf("BEGIN ran although a probe failed to attach:\n%s", r.stdout)
+	}
+	if !strings.Contains(r.stderr, "ERROR: attach hardware:cycles:100000") {
+		t.Errorf("stderr does not name the probe that failed:\n%s", r.stderr)
+	}
+}
+
+// TestIdleLoopSleeps checks that gtrace, tracing with nothing to print,
+// does not wake up on a timer: its threads switch context a few times at
+// most in two seconds (the event loop used to wake every 100 ms).
+func TestIdleLoopSleeps(t *testing.T) {
+	requireRoot(t)
+	tracer := startTracing(t, `tracepoint:raw_syscalls:sys_enter { @[comm] = count(); }`, io.Discard)
+	time.Sleep(500 * time.Millisecond) // the end of starting up
+	before := threadSwitches(t, tracer.Process.Pid)
+	time.Sleep(2 * time.Second)
+	after := threadSwitches(t, tracer.Process.Pid)
+	t.Logf("%d context switches in 2 s", after-before)
+	if after-before > 10 {
+		t.Errorf("gtrace switched context %d times in 2 s with nothing to do", after-before)
+	}
+}
+
+// threadSwitches adds up the context switches of a process's threads.
+func threadSwitches(t *testing.T, pid int) int {
+	t.Helper()
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/status", pid))
+	if len(tasks) == 0 {
+		t.Fatalf("process %d has no threads", pid)
+	}
+	n := 0
+	for _, task := range tasks {
+		b, err := os.ReadFile(task)
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			if k, v, ok := strings.Cut(line, ":"); ok && strings.HasSuffix(k, "voluntary_ctxt_switches") {
+				c, _ := strconv.Atoi(strings.TrimSpace(v))
+				n += c
+			}
+		}
+	}
+	return n
+}
