@@ -41,6 +41,9 @@ type Program struct {
 	// each.
 	Names    string
 	NameSize int
+	// StopSlot is the program's slot in the stopped counters: how many
+	// times it ran after tracing stopped, which its run count includes.
+	StopSlot int
 }
 
 // Options carries values fixed at compile time.
@@ -99,6 +102,8 @@ func Compile(info *sema.Info, opts *Options) (*Output, error) {
 	maps[mapScratch] = &ebpf.MapSpec{Name: mapScratch, Type: ebpf.PerCPUArray, KeySize: 4, ValueSize: scratchSize,
 		MaxEntries: uint32(max(len(info.Progs), 1))}
 	maps[mapGlobals] = &ebpf.MapSpec{Name: mapGlobals, Type: ebpf.Array, KeySize: 4, ValueSize: globalsSize, MaxEntries: 1}
+	maps[mapStopped] = &ebpf.MapSpec{Name: mapStopped, Type: ebpf.PerCPUArray, KeySize: 4, ValueSize: 8,
+		MaxEntries: uint32(len(info.Progs) + 2)} // and the two syscall dispatchers
 	maps[mapFull] = &ebpf.MapSpec{Name: mapFull, Type: ebpf.PerCPUArray, KeySize: 4, ValueSize: 8,
 		MaxEntries: uint32(max(len(info.MapNames), 1))}
 
@@ -128,7 +133,7 @@ func Compile(info *sema.Info, opts *Options) (*Output, error) {
 			spec.AttachTo = p.Probe.Func()
 		}
 		out.Spec.Programs[name] = spec
-		prog := &Program{Name: name, Prog: p}
+		prog := &Program{Name: name, Prog: p, StopSlot: i}
 		if g.nameSize > 0 {
 			prog.Names, prog.NameSize = namesMap(i), g.nameSize
 			maps[prog.Names] = &ebpf.MapSpec{Name: prog.Names, Type: ebpf.Array, KeySize: 4,

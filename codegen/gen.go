@@ -136,14 +136,17 @@ func (g *gen) program() (asm.Instructions, error) {
 	g.frame = asm.RFP
 	// Save the context and find the scratch area.
 	g.insns = append(g.insns, btf.WithFuncMetadata(asm.Mov.Reg(regCtx, asm.R1), funcInfo(g.prog.Probe.Name)))
-	if _, _, fused := g.prog.Probe.Fused(); !fused && k != probe.Begin && k != probe.End {
-		// A fused program runs only through its dispatcher, which
-		// checks the flag for it.
-		g.emit(stopCheck(exit)...)
-	}
 	findStart := len(g.insns)
 	g.findScratch(exit)
 	findEnd := len(g.insns)
+	if _, _, fused := g.prog.Probe.Fused(); !fused && k != probe.Begin && k != probe.End {
+		// A fused program runs only through its dispatcher, which
+		// checks the flag for it. The check follows the scratch
+		// lookup, which may be rewritten below.
+		running := g.newLabel()
+		g.emit(stopCheck(int32(g.index), running, exit)...)
+		g.place(running)
+	}
 	g.stack, g.maxStack = 8, 8
 	if hasLoops(g.prog.Node) {
 		// Loop callbacks reach the context and the variables through
@@ -200,16 +203,28 @@ func (g *gen) program() (asm.Instructions, error) {
 	return g.insns, nil
 }
 
-// stopCheck jumps to exit once the runtime has raised the stop flag.
-// The runtime raises it instead of closing links to stop the probes:
-// links are released by the kernel when the process holding them exits
-// (see runtime/release.go). The flag is read by its address, which the
-// JIT makes a constant: no helper call.
-func stopCheck(exit string) asm.Instructions {
+// stopCheck goes on to running until the runtime raises the stop flag,
+// then counts the run in slot of the stopped counters and jumps to exit.
+// The runtime raises the flag instead of closing links to stop the
+// probes: links are released by the kernel when the process holding
+// them exits (see runtime/release.go). The flag is read by its address,
+// which the JIT makes a constant: no helper call until it is raised.
+func stopCheck(slot int32, running, exit string) asm.Instructions {
 	return asm.Instructions{
 		asm.LoadMapValue(asm.R1, 0, globalStopped).WithReference(mapGlobals),
 		asm.LoadMem(asm.R1, asm.R1, 0, asm.DWord),
-		asm.JNE.Imm(asm.R1, 0, exit),
+		asm.JEq.Imm(asm.R1, 0, running),
+		asm.Mov.Imm(asm.R1, slot),
+		asm.StoreMem(asm.RFP, -8, asm.R1, asm.Word),
+		asm.LoadMapPtr(asm.R1, 0).WithReference(mapStopped),
+		asm.Mov.Reg(asm.R2, asm.RFP),
+		asm.Add.Imm(asm.R2, -8),
+		asm.FnMapLookupElem.Call(),
+		asm.JEq.Imm(asm.R0, 0, exit),
+		asm.LoadMem(asm.R1, asm.R0, 0, asm.DWord),
+		asm.Add.Imm(asm.R1, 1),
+		asm.StoreMem(asm.R0, 0, asm.R1, asm.DWord),
+		asm.Ja.Label(exit),
 	}
 }
 

@@ -15,6 +15,7 @@ const (
 	mapGlobals = "globals" // values the runtime fills in before attaching
 	mapStacks  = "stacks"  // kernel stacks by stack id
 	mapFull    = "mapfull" // per-CPU count of updates refused per map
+	mapStopped = "stopped" // per-CPU count of runs after the stop, per program
 )
 
 // Globals is the one value of the globals map, which the runtime writes.

@@ -121,7 +121,7 @@ func fuse(out *Output, progs []*sema.Prog) map[int]int {
 		KeySize: 4, ValueSize: 4, MaxEntries: uint32(extra)}
 	for x, used := range exits {
 		if used {
-			addDispatcher(out, x == 1)
+			addDispatcher(out, x == 1, len(progs)+x)
 		}
 	}
 	return next
@@ -156,7 +156,7 @@ func threadStatus() (int16, bool) {
 // addDispatcher adds the program on raw_syscalls:sys_enter or sys_exit
 // that tail-calls the fused program of the syscall's number. Exit slots
 // follow the entry slots.
-func addDispatcher(out *Output, exit bool) {
+func addDispatcher(out *Output, exit bool, stopSlot int) {
 	event, base := "sys_enter", int32(0)
 	if exit {
 		event, base = "sys_exit", syscallSlots/2
@@ -165,7 +165,8 @@ func addDispatcher(out *Output, exit bool) {
 	insns := asm.Instructions{
 		btf.WithFuncMetadata(asm.Mov.Reg(asm.R6, asm.R1), funcInfo("rawtracepoint:"+event)),
 	}
-	insns = append(insns, stopCheck(done)...)
+	insns = append(insns, stopCheck(int32(stopSlot), "running", done)...)
+	running := len(insns)
 	if off, ok := threadStatus(); ok {
 		// An ia32 system call carries its own number, which the syscall
 		// tracepoints ignore (arch_trace_is_compat_syscall): so do the
@@ -191,12 +192,13 @@ func addDispatcher(out *Output, exit bool) {
 		asm.Mov.Imm(asm.R0, 0).WithSymbol(done),
 		asm.Return(),
 	)
+	insns[running] = insns[running].WithSymbol("running")
 	name := "sys_enter"
 	if exit {
 		name = "sys_exit"
 	}
 	out.Spec.Programs[name] = &ebpf.ProgramSpec{Name: name, Type: ebpf.RawTracepoint,
 		Instructions: insns, License: "GPL"}
-	out.Dispatchers = append(out.Dispatchers, &Program{Name: name,
+	out.Dispatchers = append(out.Dispatchers, &Program{Name: name, StopSlot: stopSlot,
 		Prog: &sema.Prog{Probe: probe.Probe{Kind: probe.RawTracepoint, Name: "rawtracepoint:" + event, Event: event}}})
 }

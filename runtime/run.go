@@ -671,7 +671,8 @@ func (r *run) probeStats() []output.ProbeStat {
 		s := output.ProbeStat{Probe: p.Prog.Probe.Name, Missed: r.probeMissed[p.Name]}
 		if prog := r.progs[p.Name]; prog != nil {
 			if st, err := prog.Stats(); err == nil {
-				s.Runs, s.TotalNs = st.RunCount, uint64(st.Runtime)
+				// Runs that began after the stop returned at once.
+				s.Runs, s.TotalNs = st.RunCount-r.sumCounter("stopped", p.StopSlot), uint64(st.Runtime)
 				s.Missed += st.RecursionMisses
 			}
 		}
