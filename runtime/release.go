@@ -27,19 +27,33 @@ import (
 // kernel's release at exit never leaves a probe behind.
 //
 // So tracing stops by a flag that every program checks first (raised
-// by stopProbes), and the links are released by a process's exit: at
-// the end gtrace hands them to a releaser, a copy of itself in a
-// session of its own (out of reach of the terminal's Ctrl-C), which
-// waits for gtrace to exit and then exits too. Detaching, which takes
-// seconds for many uprobes or tracepoints, happens in the releaser's
-// exit while the user already has the prompt back.
+// by stopProbes), and the links are released by a process's exit: a
+// releaser, a copy of gtrace in a session of its own (out of reach of
+// the terminal's Ctrl-C), takes the links over at the end through a
+// socket, waits for gtrace to exit, then exits too. Detaching, which
+// takes seconds for many uprobes or tracepoints, happens in the
+// releaser's exit while the user already has the prompt back. The
+// releaser starts before the probes attach, so that what its start
+// does (a Go program's reads and mappings) is never traced.
 
-// releaseEnv marks a releaser. Its fd 3 is a pidfd of the process that
-// handed over its links, fds 4 and up are the links.
+// releaseEnv marks a releaser. Its fd 3 is a socket to gtrace, on which
+// it says it is ready and then receives the links; fd 4 a pidfd of
+// gtrace.
 const releaseEnv = "GTRACE_RELEASE_LINKS"
 
 // releaserName is the releaser's command name, as ps shows it.
 const releaserName = "gtrace-release"
+
+// Messages on the socket: each carries links but the last.
+const (
+	msgReady byte = iota // releaser to gtrace: started; and: holds every link
+	msgLinks             // gtrace to releaser: links follow
+	msgLast              // gtrace to releaser: that was all
+)
+
+// maxRights is how many descriptors one message carries (the kernel
+// takes at most 253).
+const maxRights = 250
 
 func init() {
 	// Any binary that links the runtime, gtrace or a test, can be a
@@ -48,9 +62,23 @@ func init() {
 		return
 	}
 	unix.Prctl(unix.PR_SET_NAME, uintptr(unsafe.Pointer(unsafe.StringData(releaserName+"\x00"))), 0, 0, 0) // only the name ps shows
-	fds := []unix.PollFd{{Fd: 3, Events: unix.POLLIN}}
+	const conn, pidfd = 3, 4
+	unix.Write(conn, []byte{msgReady})
+	msg, oob := make([]byte, 1), make([]byte, unix.CmsgSpace(4*maxRights))
 	for {
-		// The pidfd reads ready once the process has exited, after it
+		// The descriptors received stay open, unused, until the exit.
+		n, _, _, _, err := unix.Recvmsg(conn, msg, oob, 0)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil || n == 0 || msg[0] == msgLast {
+			break // gtrace is done with the socket, or gone
+		}
+	}
+	unix.Write(conn, []byte{msgReady})
+	fds := []unix.PollFd{{Fd: pidfd, Events: unix.POLLIN}}
+	for {
+		// The pidfd reads ready once gtrace has exited, after it
 		// closed its own references.
 		if _, err := unix.Poll(fds, -1); err != unix.EINTR {
 			break
@@ -59,74 +87,93 @@ func init() {
 	os.Exit(0)
 }
 
-// releaser hands links over to a releaser process, once: on a second
-// signal and at the end of the run, whichever comes first.
+// releaser is gtrace's end of a releaser process.
 type releaser struct {
 	mu   sync.Mutex
-	done bool
+	conn *os.File // nil once the links are handed over
 }
 
-// handOver starts a releaser holding links and returns at once: the
-// links stay attached until this process and then the releaser have
-// exited. Without a releaser (no pidfd before Linux 5.3, or the
-// executable cannot be run again), the links are released by this
-// process's own exit, which is as safe, only slower.
-func (rl *releaser) handOver(links []link.Link) error {
-	rl.mu.Lock()
-	defer rl.mu.Unlock()
-	if rl.done || len(links) == 0 {
-		return nil
+// startReleaser starts a releaser and waits until it is ready.
+func startReleaser() (*releaser, error) {
+	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("socketpair: %w", err)
 	}
-	rl.done = true
+	conn, theirs := os.NewFile(uintptr(pair[0]), "releaser"), os.NewFile(uintptr(pair[1]), "releaser")
+	defer theirs.Close()
 	pidfd, err := unix.PidfdOpen(os.Getpid(), 0)
 	if err != nil {
-		return fmt.Errorf("pidfd_open: %w", err)
+		conn.Close()
+		return nil, fmt.Errorf("pidfd_open: %w", err)
 	}
-	files := []*os.File{os.NewFile(uintptr(pidfd), "pidfd")}
-	defer func() {
-		for _, f := range files {
-			f.Close()
-		}
-	}()
-	for _, l := range links {
-		fd, err := linkFD(l)
-		if err != nil {
-			return err
-		}
-		files = append(files, fd)
-	}
+	self := os.NewFile(uintptr(pidfd), "pidfd")
+	defer self.Close()
 	cmd := &exec.Cmd{
 		Path:        "/proc/self/exe",
 		Args:        []string{releaserName},
 		Env:         []string{releaseEnv + "=1"},
-		ExtraFiles:  files,
+		ExtraFiles:  []*os.File{theirs, self},
 		SysProcAttr: &syscall.SysProcAttr{Setsid: true},
 	}
 	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("start a releaser: %w", err)
+		conn.Close()
+		return nil, fmt.Errorf("start: %w", err)
 	}
-	// Its parent's exit reparents it to init, which reaps it.
-	return cmd.Process.Release()
+	// gtrace's exit reparents it to init, which reaps it.
+	cmd.Process.Release()
+	if err := expectReady(conn); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	return &releaser{conn: conn}, nil
 }
 
-// linkFD returns a duplicate of a link's file descriptor: the link's
-// own, or for a link made by the perf event ioctl (kernels before 5.15),
-// the perf event's.
-func linkFD(l link.Link) (*os.File, error) {
-	var fd int
-	switch l := l.(type) {
-	case interface{ FD() int }:
-		fd = l.FD()
-	case link.PerfEvent:
-		return l.PerfEvent()
-	default:
-		return nil, fmt.Errorf("link %T has no file descriptor", l)
+// expectReady reads the releaser's ready message.
+func expectReady(conn *os.File) error {
+	b := make([]byte, 1)
+	if n, err := conn.Read(b); err != nil || n != 1 || b[0] != msgReady {
+		return fmt.Errorf("no word from it (%v)", err)
 	}
-	dup, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 0)
-	if err != nil {
-		return nil, fmt.Errorf("dup link: %w", err)
+	return nil
+}
+
+// handOver sends links to the releaser, once, and returns when it holds
+// them: they stay attached until this process and then the releaser
+// have exited. Without a releaser, or if it is gone, the links are
+// released by this process's own exit, which is as safe, only slower.
+func (rl *releaser) handOver(links []link.Link) error {
+	if rl == nil {
+		return nil
 	}
-	return os.NewFile(uintptr(dup), "link"), nil
+	rl.mu.Lock()
+	defer rl.mu.Unlock()
+	if rl.conn == nil {
+		return nil
+	}
+	defer func() {
+		rl.conn.Close()
+		rl.conn = nil
+	}()
+	var fds []int
+	for _, l := range links {
+		f, ok := l.(interface{ FD() int })
+		if !ok {
+			return fmt.Errorf("link %T has no file descriptor", l)
+		}
+		fds = append(fds, f.FD())
+	}
+	sock := int(rl.conn.Fd())
+	for len(fds) > 0 {
+		n := min(len(fds), maxRights)
+		if err := unix.Sendmsg(sock, []byte{msgLinks}, unix.UnixRights(fds[:n]...), nil, 0); err != nil {
+			return fmt.Errorf("send links: %w", err)
+		}
+		fds = fds[n:]
+	}
+	if err := unix.Sendmsg(sock, []byte{msgLast}, nil, nil, 0); err != nil {
+		return fmt.Errorf("send links: %w", err)
+	}
+	return expectReady(rl.conn)
 }
 
 // rcuWaiter waits for every BPF program running now to return. After an

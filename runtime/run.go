@@ -92,7 +92,7 @@ type run struct {
 	inKernel sync.RWMutex
 	linksMu  sync.Mutex // guards links and progLinks while probes attach
 	rcu      *rcuWaiter
-	release  releaser
+	release  *releaser // nil for a script of BEGIN and END only
 }
 
 // Run loads, attaches and runs a compiled script until exit(), a signal,
@@ -149,17 +149,23 @@ func Run(out *codegen.Output, opts *Options) (code int, err error) {
 	if !opts.Quiet {
 		opts.Printer.AttachedProbes(uint64(out.ProbeCount()))
 	}
-	// As bpftrace does, attach first, then run BEGIN: a tool's header
-	// is never printed above an attach error.
+	if r.attachesProbes() {
+		if r.release, err = startReleaser(); err != nil {
+			fmt.Fprintf(opts.Stderr, "WARNING: no process to detach the probes after gtrace: %v; gtrace detaches them as it exits\n", err)
+		}
+	}
+	// As bpftrace does, run BEGIN, attach, and only then print what
+	// BEGIN printed: a tool's header comes before any event, and is
+	// never printed above an attach error.
+	if err := r.runSpecial(probe.Begin); err != nil {
+		return 1, err
+	}
 	attachStart := time.Now()
 	if err := r.attach(); err != nil {
 		return 1, err
 	}
 	if opts.Verbose {
 		fmt.Fprintf(opts.Stderr, "attached %d links in %v\n", len(r.links), time.Since(attachStart).Round(time.Microsecond))
-	}
-	if err := r.runSpecial(probe.Begin); err != nil {
-		return 1, err
 	}
 	if err := r.drain(); err != nil {
 		return 1, err
@@ -367,7 +373,7 @@ func (r *run) exitNow(code int) {
 	stopped := codegen.Globals{Stopped: 1} // elapsed, read no more, need no start
 	r.coll.Maps["globals"].Update(uint32(0), &stopped, ebpf.UpdateAny)
 	if err := r.release.handOver(r.links); err != nil {
-		fmt.Fprintf(r.opts.Stderr, "WARNING: %v: the probes detach as gtrace exits\n", err)
+		fmt.Fprintf(r.opts.Stderr, "WARNING: hand the probes over for detaching: %v; gtrace detaches them as it exits\n", err)
 	}
 	os.Exit(code)
 }
@@ -431,6 +437,17 @@ func (r *run) attach() error {
 	return nil
 }
 
+// attachesProbes reports whether the script has probes to attach, not
+// only BEGIN and END.
+func (r *run) attachesProbes() bool {
+	for _, p := range r.out.Progs {
+		if k := p.Prog.Probe.Kind; k != probe.Begin && k != probe.End {
+			return true
+		}
+	}
+	return false
+}
+
 // fillNames writes a multi-kprobe's probe and func names by cookie.
 func (r *run) fillNames(p *codegen.Program) error {
 	if p.Names == "" {
@@ -457,7 +474,7 @@ func (r *run) close() {
 		r.stopProbes() // on failure, they still stop when the releaser detaches them
 	}
 	if err := r.release.handOver(r.links); err != nil {
-		fmt.Fprintf(r.opts.Stderr, "WARNING: %v: the probes detach as gtrace exits\n", err)
+		fmt.Fprintf(r.opts.Stderr, "WARNING: hand the probes over for detaching: %v; gtrace detaches them as it exits\n", err)
 	}
 	if r.rcu != nil {
 		r.rcu.Close()

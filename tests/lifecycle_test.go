@@ -11,10 +11,10 @@ import (
 	"time"
 )
 
-// TestBeginAfterAttach checks that, as in bpftrace, BEGIN runs only once
-// every probe is attached: a tool's header is never printed above an
-// attach error. No machine here has hardware counters, so attaching a
-// hardware probe fails.
+// TestBeginAfterAttach checks that, as in bpftrace, what BEGIN prints
+// appears only once every probe is attached: a tool's header is never
+// printed above an attach error. No machine here has hardware counters,
+// so attaching a hardware probe fails.
 func TestBeginAfterAttach(t *testing.T) {
 	requireRoot(t)
 	if _, err := os.Stat("/sys/bus/event_source/devices/cpu"); err == nil {
@@ -25,7 +25,7 @@ func TestBeginAfterAttach(t *testing.T) {
 		t.Errorf("exit code %d, want 1", r.code)
 	}
 	if strings.Contains(r.stdout, "header") {
-		t.Errorf("BEGIN ran although a probe failed to attach:\n%s", r.stdout)
+		t.Errorf("BEGIN's output was printed although a probe failed to attach:\n%s", r.stdout)
 	}
 	if !strings.Contains(r.stderr, "ERROR: attach hardware:cycles:100000") {
 		t.Errorf("stderr does not name the probe that failed:\n%s", r.stderr)

@@ -120,6 +120,8 @@ $DD 2>/dev/null
 kill -INT $pid
 wait $pid
 emit sigint $? /tmp/bg.out /tmp/bg.err
+# The kernel detaches the probes as gtrace's releaser exits, after gtrace.
+wait_detached
 section sigint-left cat $kprobes /sys/kernel/tracing/kprobe_events
 
 # SIGKILL while tracing: nothing is left either.
@@ -168,6 +170,19 @@ section() {
 	shift
 	"$@" >/tmp/out 2>/tmp/err
 	emit "$name" $? /tmp/out /tmp/err
+}
+
+# wait_detached waits until no kprobe is registered.
+wait_detached() {
+	i=0
+	while [ -s $kprobes ]; do
+		i=$((i + 1))
+		if [ $i -gt 600 ]; then
+			echo "kprobes still registered after 60 s"
+			return 1
+		fi
+		sleep 0.1
+	done
 }
 
 # wait_links PID N waits until process PID holds N BPF links.
