@@ -1,7 +1,9 @@
 package tests
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -88,5 +90,40 @@ func TestTopUnprivileged(t *testing.T) {
 				t.Errorf("gtrace %q with capabilities %s: exit %d, stderr %q; want 1 and %q", args, drop, r.code, r.stderr, want+"...")
 			}
 		}
+	}
+}
+
+// TestListUnprivileged checks that gtrace -l run by a user who may not
+// read tracefs says why the kernel refused.
+func TestListUnprivileged(t *testing.T) {
+	requireRoot(t)
+	setpriv, err := exec.LookPath("setpriv")
+	if err != nil {
+		t.Fatalf("setpriv (util-linux) is needed to change user: %v", err)
+	}
+	if fi, err := os.Stat("/sys/kernel/tracing"); err != nil || fi.Mode().Perm()&0o005 != 0 {
+		t.Skipf("tracefs is readable by others here (%v): nothing is refused", err)
+	}
+	// nobody must be able to run the binary: copy it out of the 0700
+	// build directory.
+	dir := t.TempDir()
+	for _, d := range []string{dir, filepath.Dir(dir)} {
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bin := filepath.Join(dir, "gtrace")
+	b, err := os.ReadFile(gtraceBin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", bin, "-l", "tracepoint:sched:*")
+	r := runCmd(t, cmd, 30*time.Second)
+	const want = "permission denied: listing probes reads tracefs, which only root may read here\n"
+	if r.code != 1 || !strings.HasSuffix(r.stderr, want) {
+		t.Errorf("exit %d, stderr %q; want 1 and an error ending %q", r.code, r.stderr, want)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strconv"
 	"strings"
@@ -309,6 +310,10 @@ func list(o *options, stdout, stderr io.Writer) int {
 		listFn = kernel.ListProbesVerbose
 	}
 	lines, err := listFn(o.listPattern)
+	if errors.Is(err, fs.ErrPermission) {
+		fmt.Fprintf(stderr, "ERROR: %v: listing probes reads tracefs, which only root may read here\n", err)
+		return 1
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "ERROR: %v\n", err)
 		return 1
