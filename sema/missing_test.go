@@ -10,9 +10,13 @@ import (
 )
 
 // missingExpand stands in for probe.Parse: "uprobe:bin:gone" names a
-// function bin lacks, "tracepoint:a:gone" a tracepoint the kernel lacks;
-// anything else is one probe.
+// function bin lacks, "tracepoint:a:gone" a tracepoint the kernel lacks,
+// "uprobe:bin:stub" a valid attach point with no probe; anything else is
+// one probe.
 func missingExpand(text string) ([]probe.Probe, error) {
+	if strings.HasSuffix(text, ":stub") {
+		return nil, &probe.EmptyError{Reason: text + " defines no functions"}
+	}
 	if strings.HasSuffix(text, ":gone") {
 		provider, target, _ := strings.Cut(text, ":")
 		return nil, &probe.MissingError{Provider: provider, Target: target, Reason: target + " is missing"}
@@ -45,6 +49,13 @@ func TestMissingProbes(t *testing.T) {
 				"W: No matches for uretprobe bin:gone. Skipping."}},
 		{"uprobe:bin:gone { } BEGIN { }", "ignore", []string{"BEGIN"}, nil},
 		{"uprobe:bin:gone { } BEGIN { }", "error", nil, []string{"E: bin:gone is missing" + hint}},
+		// A valid attach point without probes next to one with a probe
+		// leaves the probe valid, whatever the order.
+		{"uprobe:bin:stub, uprobe:bin:f { }", "error", []string{"uprobe:bin:f"},
+			[]string{"W: uprobe:bin:stub defines no functions"}},
+		{"uprobe:bin:f, uprobe:bin:stub { }", "error", []string{"uprobe:bin:f"},
+			[]string{"W: uprobe:bin:stub defines no functions"}},
+		{"uprobe:bin:stub { }", "error", nil, []string{"W: uprobe:bin:stub defines no functions"}},
 	}
 	for _, tt := range tests {
 		prog, errs := parser.ParseFile(token.NewFile("stdin", []byte(tt.src)))
