@@ -25,7 +25,9 @@
 //
 // Text: no space after "@h:" before a histogram; stats print as
 // "{ .count = N, .average = A, .total = T }"; no empty line after avg
-// and stats maps; maps without entries print nothing; histogram bars are
+// and stats maps; maps without entries print nothing, but print() of a
+// map without keys shows its zero ("@x: 0", as 0.17 does for count maps
+// only); histogram bars are
 // scaled to the counts after print's div; single-value lhist buckets of
 // step 1 print as "[5]"; when step does not divide max-min, the last
 // lhist bucket starts where the previous one ends; min and max values

@@ -35,6 +35,12 @@ type Map struct {
 	HistBits int // k of hist(n, k), 0..5
 
 	LMin, LMax, LStep int64 // lhist(n, min, max, step)
+
+	// Zero is the entry print() shows for a map without keys (@x) that
+	// has none, never written or emptied by clear() or delete(), as
+	// bpftrace v0.26 does: "@x: 0", not nothing. Nil for maps with keys
+	// and for hist and lhist. Maps printed at exit leave it out.
+	Zero *Entry
 }
 
 // Entry is one key of a map, its value already reduced across CPUs.
@@ -100,6 +106,9 @@ func (m *Map) isHist() bool { return m.Kind == Hist || m.Kind == LHist }
 // (top 0 keeps all) and divides values by div (0 means 1).
 func (m *Map) rows(top int, div uint32) []row {
 	es := slices.Clone(m.Entries)
+	if len(es) == 0 && m.Zero != nil {
+		es = []Entry{*m.Zero}
+	}
 	m.sort(es)
 	if top > 0 && len(es) > top {
 		es = es[len(es)-top:]

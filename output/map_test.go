@@ -325,3 +325,45 @@ func TestPrinterMessages(t *testing.T) {
 		t.Errorf("json = \n%s\nwant\n%s", out.String(), want)
 	}
 }
+
+// TestMapZero checks print() of a map without keys that has no entry: its
+// Zero shows, as in bpftrace v0.26, in text and JSON; a map with an entry
+// prints it; at exit an empty map prints nothing.
+func TestMapZero(t *testing.T) {
+	tests := []struct {
+		name     string
+		m        Map
+		text, js string
+		exitText string
+	}{
+		{"count", Map{Name: "@", Kind: Count, Zero: &Entry{Value: Uint(0)}},
+			"@: 0\n", `{"type": "map", "data": {"@": 0}}` + "\n", "\n\n"},
+		{"sum", Map{Name: "@s", Kind: Sum, Zero: &Entry{Value: Int(0)}},
+			"@s: 0\n", `{"type": "map", "data": {"@s": 0}}` + "\n", "\n\n"},
+		{"string", Map{Name: "@x", Kind: Scalar, Zero: &Entry{Value: Str("")}},
+			"@x: \n", `{"type": "map", "data": {"@x": ""}}` + "\n", "\n\n"},
+		{"stats", Map{Name: "@st", Kind: Stats, Zero: &Entry{}},
+			"@st: { .count = 0, .average = 0, .total = 0 }\n",
+			`{"type": "stats", "data": {"@st": {"count": 0, "average": 0, "total": 0}}}` + "\n", "\n\n"},
+		{"with an entry", Map{Name: "@", Kind: Count, Zero: &Entry{Value: Uint(0)}, Entries: []Entry{{Value: Uint(3)}}},
+			"@: 3\n", `{"type": "map", "data": {"@": 3}}` + "\n", "\n\n@: 3\n"},
+		{"no zero", Map{Name: "@h", Kind: Hist}, "", "", "\n\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := MapText(&tt.m, 0, 0); got != tt.text {
+				t.Errorf("text %q, want %q", got, tt.text)
+			}
+			if got := MapJSON(&tt.m, 0, 0); got != tt.js {
+				t.Errorf("json %q, want %q", got, tt.js)
+			}
+			var b bytes.Buffer
+			if err := PrintExit(NewText(&b, &b), []*Map{&tt.m}); err != nil {
+				t.Fatal(err)
+			}
+			if b.String() != tt.exitText {
+				t.Errorf("at exit %q, want %q", b.String(), tt.exitText)
+			}
+		})
+	}
+}

@@ -39,7 +39,11 @@ func PrintExit(p Printer, maps []*Map) error {
 	sorted := slices.Clone(maps)
 	slices.SortFunc(sorted, func(a, b *Map) int { return cmp.Compare(a.Name, b.Name) })
 	for _, m := range sorted {
-		if err := p.Map(m, 0, 0); err != nil {
+		// At exit, as in bpftrace v0.26, a map without entries prints
+		// as it is, not as its zero.
+		exit := *m
+		exit.Zero = nil
+		if err := p.Map(&exit, 0, 0); err != nil {
 			return err
 		}
 	}

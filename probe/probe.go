@@ -166,6 +166,18 @@ type EmptyError struct{ Reason string }
 
 func (e *EmptyError) Error() string { return e.Reason }
 
+// MissingError is returned for an attach point that names what does not
+// exist, such as a function a binary lacks or a tracepoint the kernel
+// does not have: an error, a warning or nothing, as the missing_probes
+// config says.
+type MissingError struct {
+	Provider string // as bpftrace names it in its warning: "uprobe"
+	Target   string // "/usr/lib/libc.so.6:no_such_function"
+	Reason   string
+}
+
+func (e *MissingError) Error() string { return e.Reason }
+
 // Attach attaches prog to p. The returned links detach when closed, and
 // when the process dies, so nothing is left behind. pid, when not 0,
 // limits user-space probes to that process (-p, -c).

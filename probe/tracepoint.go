@@ -26,7 +26,7 @@ func parseTracepoint(parts []string) ([]Probe, error) {
 		return nil, err
 	}
 	if len(names) == 0 && !kernel.HasWildcard(pattern) {
-		return nil, fmt.Errorf("tracepoint not found: %s", pattern)
+		return nil, &MissingError{Provider: "tracepoint", Target: pattern, Reason: "tracepoint not found: " + pattern}
 	}
 	probes := make([]Probe, 0, len(names))
 	for _, n := range names {

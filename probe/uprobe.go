@@ -76,7 +76,7 @@ func parseUprobe(kind Kind) func(parts []string) ([]Probe, error) {
 			if symbol.Stub(path) {
 				return nil, &EmptyError{fmt.Sprintf("%s defines no functions (a compatibility stub, such as glibc 2.34's libpthread, whose functions moved to libc): %s:%s:%s will see no events", path, name, parts[0], fn)}
 			}
-			return nil, fmt.Errorf("%s has no function symbol %s (a stripped binary keeps only its dynamic symbols)", path, fn)
+			return nil, &MissingError{Provider: name, Target: path + ":" + fn, Reason: noSymbol(path, fn)}
 		}
 		if kernel.HasWildcard(fn) {
 			all, err := symbol.Functions(path)
@@ -135,6 +135,16 @@ func cppMatches(path, pattern string) ([]symbol.CppFunction, error) {
 	return out, nil
 }
 
+// noSymbol says that path has no function fn, and that it is stripped
+// only when it has no .symtab.
+func noSymbol(path, fn string) string {
+	msg := fmt.Sprintf("%s has no function symbol %s", path, fn)
+	if !symbol.HasSymbols(path) {
+		msg += " (a stripped binary keeps only its dynamic symbols)"
+	}
+	return msg
+}
+
 // hasFunction reports whether path has a function symbol named fn.
 func hasFunction(path, fn string) bool {
 	all, err := symbol.Functions(path)
@@ -160,7 +170,7 @@ func attachUprobe(p *Probe, prog *ebpf.Program, pid int) ([]link.Link, error) {
 		l, err = ex.Uprobe(p.Event, prog, opts)
 	}
 	if errors.Is(err, link.ErrNoSymbol) {
-		return nil, fmt.Errorf("%s has no symbol %s (a stripped binary keeps only its dynamic symbols): %w", p.Target, p.Event, err)
+		return nil, fmt.Errorf("%s: %w", noSymbol(p.Target, p.Event), err)
 	}
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("this kernel has no uprobes: %w", err)

@@ -93,7 +93,7 @@ func TestParseUsdtErrors(t *testing.T) {
 		{"usdt:BIN:a:b:c", "usdt probe must have the form"},
 		{"usdt::two:hit", "usdt probe must name its binary"},
 		{"usdt:BIN:two:", "usdt probe must have a target function or wildcard"},
-		{"usdt:/nonexistent/prog:x", "/nonexistent/prog is not an ELF file"},
+		{"usdt:/nonexistent/prog:x", "/nonexistent/prog does not exist"},
 	}
 	for _, tt := range tests {
 		text := strings.ReplaceAll(tt.text, "BIN", bin)

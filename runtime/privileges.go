@@ -26,13 +26,42 @@ const lockdownFile = "/sys/kernel/security/lockdown"
 // the user id: root with CAP_BPF dropped is refused, and CAP_SYS_ADMIN
 // stands for both CAP_BPF and CAP_PERFMON.
 func CheckPrivileges() error {
+	eff, err := effectiveCaps()
+	if err != nil {
+		return err
+	}
+	return privilegeError(eff, lockdownMode(lockdownFile))
+}
+
+// CheckAdmin names a missing CAP_SYS_ADMIN before what needs it asks the
+// kernel, which would only say "operation not permitted": listing every
+// BPF program (BPF_PROG_GET_NEXT_ID), opening one by id and turning the
+// BPF statistics on take CAP_SYS_ADMIN, where CAP_BPF is not enough.
+// why says what needs it, for the error.
+func CheckAdmin(why string) error {
+	eff, err := effectiveCaps()
+	if err != nil {
+		return err
+	}
+	return adminError(eff, why)
+}
+
+// adminError is CheckAdmin on an effective capability set.
+func adminError(eff uint64, why string) error {
+	if eff&(1<<capSysAdmin) == 0 {
+		return fmt.Errorf("missing CAP_SYS_ADMIN capability: %s; please run it as the root user, or with CAP_SYS_ADMIN", why)
+	}
+	return nil
+}
+
+// effectiveCaps reads the effective capability set of the process.
+func effectiveCaps() (uint64, error) {
 	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
 	var data [2]unix.CapUserData
 	if err := unix.Capget(&hdr, &data[0]); err != nil {
-		return fmt.Errorf("read capabilities: %w", err)
+		return 0, fmt.Errorf("read capabilities: %w", err)
 	}
-	eff := uint64(data[0].Effective) | uint64(data[1].Effective)<<32
-	return privilegeError(eff, lockdownMode(lockdownFile))
+	return uint64(data[0].Effective) | uint64(data[1].Effective)<<32, nil
 }
 
 // privilegeError is CheckPrivileges on an effective capability set and a

@@ -37,6 +37,19 @@ func TestPrivilegeError(t *testing.T) {
 	}
 }
 
+func TestAdminError(t *testing.T) {
+	const bpf, perfmon, sysAdmin = 1 << capBPF, 1 << capPerfmon, 1 << capSysAdmin
+	for _, eff := range []uint64{0, bpf | perfmon} {
+		err := adminError(eff, "gtrace top lists every BPF program")
+		if err == nil || !strings.HasPrefix(err.Error(), "missing CAP_SYS_ADMIN capability: gtrace top ") {
+			t.Errorf("adminError(%#x) = %v, want a missing CAP_SYS_ADMIN", eff, err)
+		}
+	}
+	if err := adminError(sysAdmin, "gtrace top lists every BPF program"); err != nil {
+		t.Errorf("adminError with CAP_SYS_ADMIN = %v, want none", err)
+	}
+}
+
 func TestLockdownMode(t *testing.T) {
 	tests := []struct{ file, want string }{
 		{"[none] integrity confidentiality\n", "none"},

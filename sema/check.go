@@ -128,17 +128,24 @@ func (c *checker) expand(prog *ast.Program) {
 		// A wildcard may match nothing, as long as the probe keeps an
 		// attach point, as in bpftrace v0.26.
 		n := 0
+		judged := false // an error or a valid empty attach point says it all
 		for _, ap := range p.Attach {
 			probes, err := c.opts.Expand(ap.Text)
 			var empty *probe.EmptyError
-			if errors.As(err, &empty) {
+			var missing *probe.MissingError
+			switch {
+			case errors.As(err, &empty):
 				c.errs.Warn(ap.Span(), "%v", err)
-				n = -1 // valid, if without probes
+				judged = true
 				continue
-			}
-			if err != nil {
+			case errors.As(err, &missing):
+				if c.missing(ap, missing) {
+					judged = true
+				}
+				continue
+			case err != nil:
 				c.errorf(ap, "%v", err)
-				n = -1
+				judged = true
 				continue
 			}
 			for _, pr := range probes {
@@ -147,7 +154,7 @@ func (c *checker) expand(prog *ast.Program) {
 			n += len(probes)
 			total += len(probes)
 		}
-		if n == 0 {
+		if n == 0 && !judged {
 			switch c.opts.Config.MissingProbes {
 			case "warn":
 				if !c.quiet {
@@ -163,6 +170,24 @@ func (c *checker) expand(prog *ast.Program) {
 	if total > c.opts.Config.MaxProbes {
 		c.errorf(prog, "Can not attach more than %d probes (%d requested); raise max_probes to allow more", c.opts.Config.MaxProbes, total)
 	}
+}
+
+// missing reports an attach point naming what does not exist, as the
+// missing_probes config says: an error, a warning in bpftrace v0.26's
+// words (the attach point is dropped), or nothing. It reports whether it
+// was an error.
+func (c *checker) missing(ap *ast.AttachPoint, err *probe.MissingError) bool {
+	switch c.opts.Config.MissingProbes {
+	case "warn":
+		if !c.quiet {
+			c.errs.Warn(ap.Span(), "No matches for %s %s. Skipping.", err.Provider, err.Target)
+		}
+		return false
+	case "ignore":
+		return false
+	}
+	c.errorf(ap, "%v. If this is expected, set the 'missing_probes' config variable to 'warn'.", err)
+	return true
 }
 
 // fuseAbove is the number of syscall tracepoints above which they run

@@ -3,7 +3,9 @@ package symbol
 import (
 	"bytes"
 	"debug/elf"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -26,6 +28,11 @@ var libraryDirs = []string{
 // then as a program in PATH.
 func ResolveBinary(target string) (string, error) {
 	if strings.Contains(target, "/") {
+		if _, err := os.Stat(target); errors.Is(err, fs.ErrNotExist) {
+			return "", fmt.Errorf("%s does not exist", target)
+		} else if err != nil {
+			return "", err
+		}
 		if !isELF(target) {
 			return "", fmt.Errorf("%s is not an ELF file", target)
 		}

@@ -3,11 +3,15 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strconv"
 	"strings"
+
+	"golang.org/x/sys/unix"
 
 	"gtrace/codegen"
 	"gtrace/kernel"
@@ -97,6 +101,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "gtrace %s\n", version)
 		return 0
 	}
+	var plain plainError
+	if errors.As(err, &plain) {
+		fmt.Fprintf(stderr, "ERROR: %v\n", err)
+		return 1
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "ERROR: %v\n\n%s", err, usage)
 		return 1
@@ -155,13 +164,13 @@ func parseArgs(args []string) (*options, error) {
 				o.listPattern = args[i]
 			}
 		case a == "-c":
-			o.command, err = value()
+			if o.command, err = value(); err == nil && strings.TrimSpace(o.command) == "" {
+				err = errors.New("USAGE: -c needs a command to run, got an empty one")
+			}
 		case a == "-p":
 			var s string
 			if s, err = value(); err == nil {
-				if o.pid, err = strconv.Atoi(s); err != nil || o.pid <= 0 {
-					err = fmt.Errorf("invalid PID %q", s)
-				}
+				o.pid, err = parsePid(s)
 			}
 		case a == "-f":
 			o.format, err = value()
@@ -184,6 +193,8 @@ func parseArgs(args []string) (*options, error) {
 			}
 		case strings.HasPrefix(a, "--debug="):
 			err = o.debug.parse(strings.TrimPrefix(a, "--debug="))
+		case a == "-dd":
+			err = fmt.Errorf("USAGE: invalid option for -d: d (bpftrace 0.17's -dd, its most verbose debug output, is gone: -d takes a stage, one of %s)", validStages)
 		case strings.HasPrefix(a, "-d") && !strings.HasPrefix(a, "--"):
 			err = o.debug.parse(a[2:])
 		case a == "--dry-run":
@@ -214,13 +225,51 @@ func parseArgs(args []string) (*options, error) {
 	if !o.list && (!haveProgram || o.filename == "" && o.program == "") {
 		return nil, fmt.Errorf("USAGE: filename or -e 'program' required")
 	}
+	if o.command != "" && o.pid != 0 {
+		return nil, errors.New("USAGE: Cannot use both -c and -p.")
+	}
 	return o, nil
+}
+
+// maxPid is the largest pid_max a 64-bit kernel allows.
+const maxPid = 4194304
+
+// plainError is a command-line error that bpftrace prints without the
+// usage text.
+type plainError struct{ error }
+
+// parsePid reads the -p value as bpftrace 0.17 does, with its messages.
+func parsePid(s string) (int, error) {
+	n, err := strconv.ParseInt(s, 10, 64)
+	var numErr *strconv.NumError
+	switch {
+	case errors.As(err, &numErr) && numErr.Err == strconv.ErrRange:
+		return 0, plainError{fmt.Errorf("pid '%s' outside of integer range", s)}
+	case err != nil:
+		return 0, plainError{fmt.Errorf("pid '%s' is not a valid decimal number", s)}
+	case n < 1 || n > maxPid:
+		return 0, plainError{fmt.Errorf("pid '%s' out of valid pid range [1,%d]", s, maxPid)}
+	}
+	return int(n), nil
+}
+
+// checkPid fails when no process pid exists, before anything is loaded:
+// the program would otherwise attach, see the process gone and exit as if
+// it had traced it.
+func checkPid(pid int) error {
+	if err := unix.Kill(pid, 0); errors.Is(err, unix.ESRCH) {
+		return fmt.Errorf("Failed to attach to pid %d: No such process", pid)
+	}
+	return nil
 }
 
 // debugStages are the -d stages to print.
 type debugStages struct {
 	ast, codegen bool
 }
+
+// validStages lists the stages -d takes, for its error.
+const validStages = "ast, codegen, all"
 
 // unsupportedStages are the stages bpftrace v0.26 accepts that gtrace has
 // nothing to show for, with why.
@@ -249,7 +298,7 @@ func (d *debugStages) parse(arg string) error {
 			if why, ok := unsupportedStages[s]; ok {
 				return fmt.Errorf("-d %s is not supported: %s", s, why)
 			}
-			return fmt.Errorf("USAGE: invalid option for -d: %s", s)
+			return fmt.Errorf("USAGE: invalid option for -d: %s (valid stages: %s)", s, validStages)
 		}
 	}
 	return nil
@@ -261,6 +310,10 @@ func list(o *options, stdout, stderr io.Writer) int {
 		listFn = kernel.ListProbesVerbose
 	}
 	lines, err := listFn(o.listPattern)
+	if errors.Is(err, fs.ErrPermission) {
+		fmt.Fprintf(stderr, "ERROR: %v: listing probes reads tracefs, which only root may read here\n", err)
+		return 1
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "ERROR: %v\n", err)
 		return 1
@@ -311,8 +364,18 @@ func trace(o *options, stdout, stderr io.Writer) error {
 		return err
 	}
 	cfg, err := config(prog, o)
+	var located diag.List
+	if errors.As(err, &located) {
+		diag.Render(stderr, file, pre.Errors(located))
+		return exitCode(1)
+	}
 	if err != nil {
 		return err
+	}
+	if o.pid != 0 {
+		if err := checkPid(o.pid); err != nil {
+			return err
+		}
 	}
 
 	var child *runtime.Child

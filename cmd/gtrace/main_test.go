@@ -18,8 +18,9 @@ func TestParseArgs(t *testing.T) {
 		{[]string{"-lv", "t:syscalls:*"}, options{list: true, listVerbose: true, listPattern: "t:syscalls:*", format: "text"}},
 		{[]string{"-l"}, options{list: true, format: "text"}},
 		{[]string{"-f", "json", "-o", "out", "-q", "-v", "-e", "x"}, options{program: "x", format: "json", outFile: "out", quiet: true, verbose: true}},
-		{[]string{"-c", "ls -l", "-p", "42", "--dry-run", "--unsafe", "-d", "ast", "-e", "x"},
-			options{program: "x", command: "ls -l", pid: 42, dryRun: true, unsafe: true, debug: debugStages{ast: true}, format: "text"}},
+		{[]string{"-c", "ls -l", "--dry-run", "--unsafe", "-d", "ast", "-e", "x"},
+			options{program: "x", command: "ls -l", dryRun: true, unsafe: true, debug: debugStages{ast: true}, format: "text"}},
+		{[]string{"-p", "42", "--dry-run", "-e", "x"}, options{program: "x", pid: 42, dryRun: true, format: "text"}},
 		{[]string{"-e", "x", "--", "-1"}, options{program: "x", params: []string{"-1"}, format: "text"}},
 	}
 	for _, tt := range tests {
@@ -84,6 +85,10 @@ func TestParseArgsErrors(t *testing.T) {
 		{"-e", ""},
 		{"-f", "xml", "-e", "x"},
 		{"-p", "abc", "-e", "x"},
+		{"-c", "", "-e", "x"},
+		{"-c", " ", "-e", "x"},
+		{"-c", "true", "-p", "1", "-e", "x"},
+		{"-dd", "-e", "x"},
 		{"-d", "everything", "-e", "x"},
 		{"-d", "ast,bogus", "-e", "x"},
 		{"-d", "types", "-e", "x"},
@@ -93,6 +98,66 @@ func TestParseArgsErrors(t *testing.T) {
 	} {
 		if _, err := parseArgs(args); err == nil {
 			t.Errorf("parseArgs(%q) succeeded, want an error", args)
+		}
+	}
+}
+
+// TestParsePid checks -p against bpftrace 0.17's messages.
+func TestParsePid(t *testing.T) {
+	tests := []struct {
+		arg  string
+		want int
+		err  string
+	}{
+		{"1", 1, ""},
+		{"4194304", 4194304, ""},
+		{"abc", 0, "pid 'abc' is not a valid decimal number"},
+		{"12x", 0, "pid '12x' is not a valid decimal number"},
+		{"", 0, "pid '' is not a valid decimal number"},
+		{"99999999999999999999", 0, "pid '99999999999999999999' outside of integer range"},
+		{"0", 0, "pid '0' out of valid pid range [1,4194304]"},
+		{"-5", 0, "pid '-5' out of valid pid range [1,4194304]"},
+		{"4194305", 0, "pid '4194305' out of valid pid range [1,4194304]"},
+		{"4294967297", 0, "pid '4294967297' out of valid pid range [1,4194304]"},
+	}
+	for _, tt := range tests {
+		got, err := parsePid(tt.arg)
+		switch {
+		case tt.err != "":
+			if err == nil || err.Error() != tt.err {
+				t.Errorf("parsePid(%q): error %v, want %q", tt.arg, err, tt.err)
+			}
+		case err != nil || got != tt.want:
+			t.Errorf("parsePid(%q) = %d, %v; want %d", tt.arg, got, err, tt.want)
+		}
+	}
+}
+
+// TestRunUsageErrors checks what the command line prints for errors
+// found before anything is compiled: bpftrace prints its usage after
+// some and not after others.
+func TestRunUsageErrors(t *testing.T) {
+	tests := []struct {
+		args      []string
+		want      string
+		withUsage bool
+	}{
+		{[]string{"-c", "", "-e", "BEGIN {}"}, "ERROR: USAGE: -c needs a command to run, got an empty one\n", true},
+		{[]string{"-p", "abc", "-e", "BEGIN {}"}, "ERROR: pid 'abc' is not a valid decimal number\n", false},
+		{[]string{"-dd", "-e", "BEGIN {}"}, "ERROR: USAGE: invalid option for -d: d (bpftrace 0.17's -dd, its most verbose debug output, is gone: -d takes a stage, one of ast, codegen, all)\n", true},
+		{[]string{"-d", "foo", "-e", "BEGIN {}"}, "ERROR: USAGE: invalid option for -d: foo (valid stages: ast, codegen, all)\n", true},
+	}
+	for _, tt := range tests {
+		var stdout, stderr strings.Builder
+		if code := run(tt.args, &stdout, &stderr); code != 1 {
+			t.Errorf("run(%q) = %d, want 1", tt.args, code)
+		}
+		want := tt.want
+		if tt.withUsage {
+			want += "\n" + usage
+		}
+		if stderr.String() != want {
+			t.Errorf("run(%q) printed:\n%s\nwant:\n%s", tt.args, stderr.String(), want)
 		}
 	}
 }

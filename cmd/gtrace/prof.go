@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"gtrace/bpfprof"
+	"gtrace/runtime"
 )
 
 const profUsage = `USAGE:
@@ -43,6 +44,10 @@ func prof(args []string, stdout, stderr io.Writer) int {
 			return 0
 		}
 		fmt.Fprintf(stderr, "ERROR: invalid arguments to prof\n\n%s", profUsage)
+		return 1
+	}
+	if err := runtime.CheckAdmin("gtrace prof opens a BPF program by its id"); err != nil {
+		fmt.Fprintf(stderr, "ERROR: %v\n", err)
 		return 1
 	}
 	target, err := bpfprof.Find(operands[0])

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"gtrace/bpfstat"
+	"gtrace/runtime"
 )
 
 const topUsage = `USAGE:
@@ -41,6 +42,10 @@ func top(args []string, stdout, stderr io.Writer) int {
 			return 0
 		}
 		fmt.Fprintf(stderr, "ERROR: invalid arguments to top\n\n%s", topUsage)
+		return 1
+	}
+	if err := runtime.CheckAdmin("gtrace top lists every BPF program of the machine"); err != nil {
+		fmt.Fprintf(stderr, "ERROR: %v\n", err)
 		return 1
 	}
 	done := make(chan struct{})
