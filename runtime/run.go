@@ -41,6 +41,10 @@ type Options struct {
 	Quiet bool
 	// Pid limits user-space probes to one process (-p); 0 for all.
 	Pid int
+	// MissingProbes says what a probe that fails to attach does, as
+	// bpftrace's missing_probes: "error" ends the run, "warn" warns and
+	// goes on without it, "ignore" goes on.
+	MissingProbes string
 	// Stats turns the kernel's accounting of BPF programs on while
 	// tracing and prints each probe's runs and run time at exit.
 	Stats bool
@@ -430,7 +434,11 @@ func (r *run) attach() error {
 		r.linksMu.Unlock()
 	})
 	for _, err := range errs {
-		if err != nil {
+		switch {
+		case err == nil || r.opts.MissingProbes == "ignore":
+		case r.opts.MissingProbes == "warn":
+			fmt.Fprintf(r.opts.Stderr, "WARNING: %v: skipping it (missing_probes = warn)\n", lockdownNote(err))
+		default:
 			return lockdownNote(err)
 		}
 	}

@@ -126,3 +126,36 @@ func TestUprobeTargetErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestMissingProbesAtAttach checks missing_probes for an attach point
+// that passes the checker and fails to attach: a hardware counter on a
+// machine without a PMU. With error gtrace stops; with warn it warns and
+// runs the rest; with ignore it runs the rest silently.
+func TestMissingProbesAtAttach(t *testing.T) {
+	requireRoot(t)
+	if _, err := os.Stat("/sys/bus/event_source/devices/cpu"); err == nil {
+		t.Skip("this machine has a hardware PMU: its hardware probe attaches")
+	}
+	script := `hardware:cycles:100000, interval:ms:50 { @ = count(); } interval:ms:200 { exit(); }`
+	for _, tt := range []struct {
+		mode    string
+		code    int
+		warning bool
+	}{{"error", 1, false}, {"warn", 0, true}, {"ignore", 0, false}} {
+		t.Run(tt.mode, func(t *testing.T) {
+			r := gtrace(t, "-e", `config = { missing_probes = "`+tt.mode+`" } `+script)
+			if r.code != tt.code {
+				t.Fatalf("exit code %d, want %d\nstderr:\n%s", r.code, tt.code, r.stderr)
+			}
+			if got := strings.Contains(r.stderr, "WARNING: attach hardware:cycles:100000"); got != tt.warning {
+				t.Errorf("warning %v, want %v; stderr:\n%s", got, tt.warning, r.stderr)
+			}
+			if tt.code == 0 && !strings.Contains(r.stdout, "\n@: ") {
+				t.Errorf("the interval probe did not run:\n%s", r.stdout)
+			}
+			if tt.code != 0 && !strings.Contains(r.stderr, "ERROR: attach hardware:cycles:100000") {
+				t.Errorf("no error naming the probe:\n%s", r.stderr)
+			}
+		})
+	}
+}

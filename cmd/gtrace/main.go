@@ -425,7 +425,7 @@ func trace(o *options, stdout, stderr io.Writer) error {
 	if o.format == "json" {
 		printer = output.NewJSON(bw)
 	}
-	ropts := &runtime.Options{Printer: printer, Stderr: stderr, Verbose: o.verbose,
+	ropts := &runtime.Options{Printer: printer, Stderr: stderr, Verbose: o.verbose, MissingProbes: cfg.MissingProbes,
 		DryRun: o.dryRun, Quiet: o.quiet, Stats: o.stats, Flush: bw.Flush}
 	if child != nil {
 		ropts.Attached = child.Release
