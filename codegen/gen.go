@@ -207,7 +207,7 @@ func (g *gen) program() (asm.Instructions, error) {
 // then counts the run in slot of the stopped counters and jumps to exit.
 // The runtime raises the flag instead of closing links to stop the
 // probes: links are released by the kernel when the process holding
-// them exits (see runtime/release.go). The flag is read by its address,
+// them exits (see runtime/keeper.go). The flag is read by its address,
 // which the JIT makes a constant: no helper call until it is raised.
 func stopCheck(slot int32, running, exit string) asm.Instructions {
 	return asm.Instructions{

@@ -73,6 +73,12 @@ func (p *Probe) Fused() (nr int, exit, ok bool) {
 	return p.Syscall - 1, strings.HasPrefix(p.Event, "sys_exit_"), true
 }
 
+// UserSpace reports whether attaching p writes breakpoints into the
+// processes that map its binary: uprobes and USDT probes.
+func (p *Probe) UserSpace() bool {
+	return p.Kind == Uprobe || p.Kind == Uretprobe || p.Kind == Usdt
+}
+
 // PtRegs reports whether p's programs see the traced registers, struct
 // pt_regs, as their context: kprobes and uprobes.
 func (p *Probe) PtRegs() bool {

@@ -90,13 +90,15 @@ type run struct {
 
 	// stopping is raised by the first signal: no more probes attach.
 	stopping atomic.Bool
-	// inKernel is held for reading while a probe attaches, and for
-	// writing by exitNow: a uprobe's registration that a fatal signal
-	// cuts short can leave the uprobe behind (see release.go).
+	// inKernel is held for reading while gtrace attaches a probe and
+	// hands its links over, and for writing by exitNow. Without a
+	// keeper, gtrace attaches uprobes itself, and a registration that a
+	// fatal signal cuts short can leave the uprobe behind (keeper.go).
 	inKernel sync.RWMutex
-	linksMu  sync.Mutex // guards links and progLinks while probes attach
+	linksMu  sync.Mutex // guards links, progLinks and kept while probes attach
+	kept     int        // probes the keeper attached
 	rcu      *rcuWaiter
-	release  *releaser // nil for a script of BEGIN and END only
+	keeper   *keeper // nil for a script of BEGIN and END only
 }
 
 // Run loads, attaches and runs a compiled script until exit(), a signal,
@@ -154,8 +156,8 @@ func Run(out *codegen.Output, opts *Options) (code int, err error) {
 		opts.Printer.AttachedProbes(uint64(out.ProbeCount()))
 	}
 	if r.attachesProbes() {
-		if r.release, err = startReleaser(); err != nil {
-			fmt.Fprintf(opts.Stderr, "WARNING: no process to detach the probes after gtrace: %v; gtrace detaches them as it exits\n", err)
+		if r.keeper, err = startKeeper(); err != nil {
+			fmt.Fprintf(opts.Stderr, "WARNING: no process to keep the probes: %v; gtrace attaches them and detaches them as it exits\n", err)
 		}
 	}
 	// As bpftrace does, run BEGIN, attach, and only then print what
@@ -169,7 +171,7 @@ func Run(out *codegen.Output, opts *Options) (code int, err error) {
 		return 1, err
 	}
 	if opts.Verbose {
-		fmt.Fprintf(opts.Stderr, "attached %d links in %v\n", len(r.links), time.Since(attachStart).Round(time.Microsecond))
+		fmt.Fprintf(opts.Stderr, "attached %d links in %v\n", len(r.links)+r.kept, time.Since(attachStart).Round(time.Microsecond))
 	}
 	if err := r.drain(); err != nil {
 		return 1, err
@@ -369,16 +371,12 @@ func (r *run) stopProbes() error {
 }
 
 // exitNow exits at once, on a second signal. It waits for the probes
-// being attached, which take milliseconds each, not to cut a
-// registration short, stops the probes without waiting for them, and
-// leaves the links to a releaser.
+// being attached, which take milliseconds each, and stops the probes
+// without waiting for them; the keeper holds their links.
 func (r *run) exitNow(code int) {
 	r.inKernel.Lock()
 	stopped := codegen.Globals{Stopped: 1} // elapsed, read no more, need no start
 	r.coll.Maps["globals"].Update(uint32(0), &stopped, ebpf.UpdateAny)
-	if err := r.release.handOver(r.links); err != nil {
-		fmt.Fprintf(r.opts.Stderr, "WARNING: hand the probes over for detaching: %v; gtrace detaches them as it exits\n", err)
-	}
 	os.Exit(code)
 }
 
@@ -426,8 +424,21 @@ func (r *run) attach() error {
 		if r.stopping.Load() {
 			return
 		}
-		links, err := probe.Attach(&attach[i].Prog.Probe, r.progs[attach[i].Name], r.opts.Pid)
+		p, prog := &attach[i].Prog.Probe, r.progs[attach[i].Name]
+		if r.keeper != nil && p.UserSpace() {
+			errs[i] = r.keeper.attach(p, prog, r.opts.Pid)
+			r.linksMu.Lock()
+			if errs[i] == nil {
+				r.kept++
+			}
+			r.linksMu.Unlock()
+			return
+		}
+		links, err := probe.Attach(p, prog, r.opts.Pid)
 		errs[i] = err
+		if r.keeper != nil && err == nil {
+			errs[i] = r.keeper.keep(links)
+		}
 		r.linksMu.Lock()
 		r.links = append(r.links, links...)
 		r.progLinks[attach[i].Name] = links
@@ -473,16 +484,13 @@ func (r *run) fillNames(p *codegen.Program) error {
 	return nil
 }
 
-// close releases what the run holds but its links, which it hands to a
-// releaser (see release.go): closing programs and maps that links still
+// close releases what the run holds but its links, which the keeper
+// holds too (see keeper.go): closing programs and maps that links still
 // hold detaches nothing.
 func (r *run) close() {
-	if len(r.links) > 0 && r.globals.Stopped == 0 {
+	if len(r.links)+r.kept > 0 && r.globals.Stopped == 0 {
 		// An error ended the run: the probes still run.
-		r.stopProbes() // on failure, they still stop when the releaser detaches them
-	}
-	if err := r.release.handOver(r.links); err != nil {
-		fmt.Fprintf(r.opts.Stderr, "WARNING: hand the probes over for detaching: %v; gtrace detaches them as it exits\n", err)
+		r.stopProbes() // on failure, they stop when the kernel detaches them
 	}
 	if r.rcu != nil {
 		r.rcu.Close()

@@ -151,9 +151,10 @@ func detachRuns(t *testing.T) int {
 
 // TestDetachLeavesNothing stops gtrace while its uprobes and USDT probe
 // fire, in the ways that left uprobes registered in the kernel when
-// links were closed by gtrace's own threads: a second SIGINT, or SIGKILL,
-// during shutdown. Afterwards no breakpoint may be left in the traced
-// process, and its semaphore must be down.
+// gtrace's own threads attached and closed them: a second SIGINT or a
+// SIGKILL during shutdown, and a SIGKILL during attaching. Afterwards,
+// once the kernel has detached the probes, no breakpoint may be left in
+// the traced process, and its semaphore must be down.
 func TestDetachLeavesNothing(t *testing.T) {
 	requireRoot(t)
 	bin := buildC(t, map[string]string{"target.c": detachTarget()}, "-O1", "-no-pie", "-fno-pie")
@@ -174,29 +175,42 @@ func TestDetachLeavesNothing(t *testing.T) {
 	}
 	script := fmt.Sprintf("uprobe:%s:g* { @[probe] = count(); } usdt:%s:gtest:tick { @ticks = count(); }", bin, bin)
 	patterns := []struct {
-		name   string
-		second syscall.Signal
+		name  string
+		first syscall.Signal // sent once attached, or 0 to kill while attaching
+		then  syscall.Signal
 	}{
-		{"second SIGINT", syscall.SIGINT},
-		{"SIGINT then SIGKILL", syscall.SIGKILL},
+		{"second SIGINT", syscall.SIGINT, syscall.SIGINT},
+		{"SIGINT then SIGKILL", syscall.SIGINT, syscall.SIGKILL},
+		{"SIGKILL while attaching", 0, syscall.SIGKILL},
 	}
 	runs := detachRuns(t)
 	for _, p := range patterns {
 		t.Run(p.name, func(t *testing.T) {
-			var worstRelease time.Duration
+			var worst time.Duration
 			for i := range runs {
-				cmd := startTracing(t, script, io.Discard)
-				// Let events flow, then stop it at a random moment of
-				// its shutdown.
-				time.Sleep(time.Duration(rand.IntN(100)) * time.Millisecond)
-				traced := readImage(t, target.Process.Pid, sites)
-				if traced.semaphore == 0 || !bytes.Contains(traced.first, []byte{0xcc}) {
-					t.Fatalf("run %d: while traced, semaphore %d and first bytes % x: the probes are not there",
-						i, traced.semaphore, traced.first)
+				var cmd *exec.Cmd
+				if p.first == 0 {
+					cmd = exec.Command(gtraceBin, "-e", script)
+					if err := cmd.Start(); err != nil {
+						t.Fatal(err)
+					}
+					// Loading takes some 10 ms, attaching the 61
+					// probes as long or longer.
+					time.Sleep(time.Duration(rand.IntN(40_000)) * time.Microsecond)
+				} else {
+					cmd = startTracing(t, script, io.Discard)
+					// Let events flow, then stop it at a random
+					// moment of its shutdown.
+					time.Sleep(time.Duration(rand.IntN(100)) * time.Millisecond)
+					traced := readImage(t, target.Process.Pid, sites)
+					if traced.semaphore == 0 || !bytes.Contains(traced.first, []byte{0xcc}) {
+						t.Fatalf("run %d: while traced, semaphore %d and first bytes % x: the probes are not there",
+							i, traced.semaphore, traced.first)
+					}
+					cmd.Process.Signal(p.first)
+					time.Sleep(time.Duration(rand.IntN(300)) * time.Millisecond)
 				}
-				cmd.Process.Signal(syscall.SIGINT)
-				time.Sleep(time.Duration(rand.IntN(300)) * time.Millisecond)
-				cmd.Process.Signal(p.second)
+				cmd.Process.Signal(p.then)
 				done := make(chan struct{})
 				go func() { cmd.Wait(); close(done) }()
 				select {
@@ -205,7 +219,7 @@ func TestDetachLeavesNothing(t *testing.T) {
 					cmd.Process.Kill()
 					t.Fatalf("run %d: gtrace still runs 10 s after it was stopped", i)
 				}
-				// The kernel detaches the probes as gtrace's releaser
+				// The kernel detaches the probes as gtrace's keeper
 				// exits, a few seconds for these 61.
 				exited := time.Now()
 				after := readImage(t, target.Process.Pid, sites)
@@ -213,14 +227,14 @@ func TestDetachLeavesNothing(t *testing.T) {
 					time.Sleep(50 * time.Millisecond)
 					after = readImage(t, target.Process.Pid, sites)
 				}
-				worstRelease = max(worstRelease, time.Since(exited))
+				worst = max(worst, time.Since(exited))
 				if !bytes.Equal(after.first, clean.first) || after.semaphore != 0 {
 					t.Fatalf("run %d: a minute after gtrace exited, semaphore %d and first bytes\n% x\nwant 0 and\n% x",
 						i, after.semaphore, after.first, clean.first)
 				}
 			}
 			t.Logf("%d runs, nothing left behind; the longest wait for the kernel's detach after gtrace exited: %v",
-				runs, worstRelease.Round(time.Millisecond))
+				runs, worst.Round(time.Millisecond))
 		})
 	}
 }
