@@ -334,11 +334,13 @@ func (c *checker) assign(s *ast.AssignStmt) {
 				c.errorf(call, "%s() should be directly assigned to a map", call.Name)
 				return
 			}
+			n := len(c.errs)
 			t := c.aggregation(call, f)
-			c.mapAssign(m, t, s)
+			c.mapAssign(m, t, s, len(c.errs) > n)
 			return
 		}
 	}
+	n := len(c.errs)
 	rt := c.expr(s.RHS)
 	if s.Op != token.ASSIGN && rt.Kind != Int && rt.Kind != Bool && rt.Kind != Invalid {
 		c.errorf(s.RHS, "Compound assignment needs an integer, got '%s'", rt)
@@ -348,7 +350,7 @@ func (c *checker) assign(s *ast.AssignStmt) {
 		if s.Op != token.ASSIGN {
 			rt = Int64
 		}
-		c.mapAssign(l, rt, s)
+		c.mapAssign(l, rt, s, len(c.errs) > n)
 	case *ast.Var:
 		if s.Op != token.ASSIGN {
 			v := c.lookupVar(l.Name)
@@ -408,15 +410,20 @@ func widen(a, b *Type) *Type {
 	return a
 }
 
-// mapAssign records that m takes values of type t.
-func (c *checker) mapAssign(m *ast.Map, t *Type, s *ast.AssignStmt) {
+// mapAssign records that m takes values of type t. reported says
+// whether checking the value reported an error, which then is all the
+// user hears about m. A value invalid for another reason, such as a read
+// of a map that nothing assigns, leaves m undefined.
+func (c *checker) mapAssign(m *ast.Map, t *Type, s *ast.AssignStmt, reported bool) {
 	mi := c.mapKey(m)
 	if mi == nil {
 		return
 	}
 	c.prog.Types[m] = t
 	if t.Kind == Invalid {
-		c.badMaps[m.Name] = true // already reported
+		if reported {
+			c.badMaps[m.Name] = true
+		}
 		return
 	}
 	if t.Kind == Void || t.Kind == Agg && s.Op != token.ASSIGN {
@@ -452,6 +459,13 @@ func (c *checker) mapKey(m *ast.Map) *MapInfo {
 			kt = TupleType(elems)
 		}
 	}
+	return c.useMap(m, kt, m)
+}
+
+// useMap checks a key of type kt, nil for none, against m's key type,
+// naming key in a mismatch, and returns the map, recording it at its
+// first use.
+func (c *checker) useMap(m *ast.Map, kt *Type, key ast.Node) *MapInfo {
 	mi := c.info.Maps[m.Name]
 	if mi == nil {
 		mi = &MapInfo{Name: m.Name, Key: kt, Span: m.Span()}
@@ -464,7 +478,7 @@ func (c *checker) mapKey(m *ast.Map) *MapInfo {
 	}
 	switch {
 	case (mi.Key == nil) != (kt == nil) || mi.Key != nil && !Equal(mi.Key, kt):
-		c.errorf(m, "Argument mismatch for %s: trying to access with arguments: '%s' when map expects arguments: '%s'",
+		c.errorf(key, "Argument mismatch for %s: trying to access with arguments: '%s' when map expects arguments: '%s'",
 			m.Name, typeList(kt), typeList(mi.Key))
 	case kt != nil:
 		mi.Key = widen(mi.Key, kt)
