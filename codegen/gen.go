@@ -200,7 +200,7 @@ func (g *gen) program() (asm.Instructions, error) {
 			}
 		}
 	}
-	return g.insns, nil
+	return removeDead(g.insns), nil
 }
 
 // stopCheck goes on to running until the runtime raises the stop flag,

@@ -3,6 +3,7 @@ package sema
 import (
 	"errors"
 	"math"
+	"slices"
 
 	"github.com/cilium/ebpf/btf"
 
@@ -230,10 +231,33 @@ func (c *checker) checkProgs() {
 
 func (c *checker) block(b *ast.Block) {
 	c.scopes = append(c.scopes, map[string]*Variable{})
-	for _, s := range b.Stmts {
+	warned := false
+	for i, s := range b.Stmts {
 		c.stmt(s)
+		// Dead statements are still checked: their maps and variables
+		// keep their types. Code generation leaves them out.
+		if !warned && !c.quiet && i+1 < len(b.Stmts) && terminates(s) {
+			c.errs.Warn(b.Stmts[i+1].Span(), "Unreachable statement.")
+			warned = true
+		}
 	}
 	c.scopes = c.scopes[:len(c.scopes)-1]
+}
+
+// terminates reports whether s always leaves the block holding it, by
+// return, break or continue, so that what follows never runs.
+func terminates(s ast.Stmt) bool {
+	switch s := s.(type) {
+	case *ast.JumpStmt:
+		return true
+	case *ast.Block:
+		return slices.ContainsFunc(s.Stmts, terminates)
+	case *ast.IfStmt:
+		return s.Else != nil && terminates(s.Then) && terminates(s.Else)
+	case *ast.UnrollStmt:
+		return terminates(s.Body)
+	}
+	return false
 }
 
 func (c *checker) lookupVar(name string) *Variable {
