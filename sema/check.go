@@ -150,7 +150,7 @@ func (c *checker) expand(prog *ast.Program) {
 				continue
 			}
 			for _, pr := range probes {
-				c.info.Progs = append(c.info.Progs, &Prog{Probe: pr, Node: p})
+				c.info.Progs = append(c.info.Progs, &Prog{Probe: pr, Node: p, Attach: ap})
 			}
 			n += len(probes)
 			total += len(probes)
@@ -215,7 +215,7 @@ func (c *checker) unfuseFew() {
 
 func (c *checker) checkProgs() {
 	for _, p := range c.info.Progs {
-		*p = Prog{Probe: p.Probe, Node: p.Node,
+		*p = Prog{Probe: p.Probe, Node: p.Node, Attach: p.Attach,
 			Types: map[ast.Expr]*Type{}, Vars: map[*ast.Var]*Variable{},
 			Builtins: map[*ast.Ident]Builtin{}, Funcs: map[*ast.Call]Func{},
 			Args: map[*ast.Field]*ArgField{}, Consts: map[ast.Expr]int64{},
