@@ -38,6 +38,13 @@ type Options struct {
 	// Kaddr finds a kernel symbol's address for kaddr(); the running
 	// kernel's /proc/kallsyms when nil.
 	Kaddr func(name string) (uint64, bool)
+	// HasKprobes says whether kprobes can attach; kernel.HasKprobes
+	// when nil.
+	HasKprobes func() bool
+	// Traceable says why a kprobe on a kernel function would not
+	// attach, nil if it would; from the kernel's lists of traceable
+	// functions when nil.
+	Traceable func(fn string) error
 }
 
 // Check type-checks prog and expands its probes. Errors and warnings
@@ -65,6 +72,12 @@ func Check(prog *ast.Program, opts *Options) (*Info, diag.List) {
 	}
 	if c.opts.Kaddr == nil {
 		c.opts.Kaddr = (&symbol.Kernel{}).Addr
+	}
+	if c.opts.HasKprobes == nil {
+		c.opts.HasKprobes = kernel.HasKprobes
+	}
+	if c.opts.Traceable == nil {
+		c.opts.Traceable = traceable
 	}
 	c.declareCTypes(prog)
 	c.expand(prog)
@@ -149,6 +162,7 @@ func (c *checker) expand(prog *ast.Program) {
 				judged = true
 				continue
 			}
+			c.checkKprobes(ap, probes)
 			for _, pr := range probes {
 				c.info.Progs = append(c.info.Progs, &Prog{Probe: pr, Node: p, Attach: ap})
 			}
