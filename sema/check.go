@@ -117,7 +117,15 @@ type checker struct {
 	ctypes cTypes
 }
 
+// sorted returns the diagnostics in source order, each once: a probe with
+// several attach points is checked once for each.
 func (c *checker) sorted() diag.List {
+	seen := map[diag.Error]bool{}
+	c.errs = slices.DeleteFunc(c.errs, func(e *diag.Error) bool {
+		dup := seen[*e]
+		seen[*e] = true
+		return dup
+	})
 	c.errs.Sort()
 	return c.errs
 }

@@ -136,6 +136,7 @@ func TestCheckErrors(t *testing.T) {
 		{`BEGIN { @m = 1; delete(@m, 1); }`, "Argument mismatch for @m: trying to access with arguments: 'int64' when map expects arguments: ''"},
 		{`BEGIN { @x = nosuch(); }`, "Unknown function: nosuch"},
 		{`BEGIN { return; @x = 1; @y = 2; }`, "Unreachable statement."},
+		{`BEGIN, END { return; foo(); }`, "Unreachable statement.\nUnknown function: foo"},
 		{`BEGIN { if (pid) { return; } else { break; } @x = 1; }`, "'break' statement is not allowed outside of a loop\nUnreachable statement."},
 		{`BEGIN { while (1) { if (pid) { continue; } else { break; } } unroll(2) { return; } @x = 1; }`, "Unreachable statement."},
 		{`BEGIN { if (pid) { return; } @x = 1; while (1) { return; } @y = 1; }`, ""},
