@@ -93,10 +93,14 @@ func refusedInsn(log []string, i int) int {
 	return -1
 }
 
+// regState is a verifier log line of register states, "R0=1 R10=fp0",
+// unlike a cause about a register, "R0 invalid mem access 'scalar'".
+var regState = regexp.MustCompile(`^R\d+(_\w+)?=`)
+
 // isCause reports whether a verifier log line states a reason, rather
 // than statistics, a register state or an instruction.
 func isCause(line string) bool {
-	if line == "" || line[0] >= '0' && line[0] <= '9' || line[0] == 'R' && len(line) > 1 && line[1] >= '0' && line[1] <= '9' {
+	if line == "" || line[0] >= '0' && line[0] <= '9' || regState.MatchString(line) {
 		return false
 	}
 	for _, p := range []string{"processed ", "verification time", "stack depth", "cur state", "old state", "from ", ";"} {
