@@ -1,8 +1,22 @@
 package runtime
 
 import (
+	"bytes"
+	"errors"
 	"strings"
 	"testing"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
+	"github.com/cilium/ebpf/btf"
+
+	"gtrace/codegen"
+	"gtrace/internal/testutils"
+	"gtrace/lang/ast"
+	"gtrace/lang/diag"
+	"gtrace/lang/token"
+	"gtrace/probe"
+	"gtrace/sema"
 )
 
 // TestRefusedInsn finds the instruction a verifier log refuses, from
@@ -65,6 +79,46 @@ func TestIsCause(t *testing.T) {
 	for _, tt := range tests {
 		if got := isCause(tt.line); got != tt.want {
 			t.Errorf("isCause(%q) = %v, want %v", tt.line, got, tt.want)
+		}
+	}
+}
+
+// TestLoadErrorLocated loads a program whose second statement reads
+// through a null pointer: the error points at that statement, and the
+// log is printed only with -v.
+func TestLoadErrorLocated(t *testing.T) {
+	testutils.RequireRoot(t)
+	span := func(a, b int) token.Span { return token.Span{Start: token.Pos(a), End: token.Pos(b)} }
+	first := &codegen.Source{Span: span(8, 15), Text: "@a = 1;"}
+	bad := &codegen.Source{Span: span(16, 30), Text: "@b = *(0);"}
+	proto := &btf.FuncProto{Return: &btf.Int{Name: "int", Size: 4, Encoding: btf.Signed},
+		Params: []btf.FuncParam{{Name: "ctx", Type: &btf.Pointer{Target: &btf.Void{}}}}}
+	insns := asm.Instructions{
+		btf.WithFuncMetadata(asm.Mov.Imm(asm.R0, 0).WithSource(first), &btf.Func{Name: "bad", Type: proto, Linkage: btf.GlobalFunc}),
+		asm.Mov.Imm(asm.R1, 0).WithSource(bad),
+		asm.LoadMem(asm.R0, asm.R1, 0, asm.DWord),
+		asm.Return(),
+	}
+	spec := &ebpf.ProgramSpec{Name: "bad", Type: ebpf.RawTracepoint, Instructions: insns, License: "GPL"}
+	_, err := ebpf.NewProgram(spec)
+	if err == nil {
+		t.Fatal("the verifier took a read through a null pointer")
+	}
+	p := &codegen.Program{Name: "bad", Prog: &sema.Prog{Probe: probe.Probe{Name: "begin"},
+		Attach: &ast.AttachPoint{At: ast.At{Sp: span(0, 5)}, Text: "BEGIN"}}}
+	for _, verbose := range []bool{false, true} {
+		var stderr bytes.Buffer
+		r := &run{out: &codegen.Output{Spec: &ebpf.CollectionSpec{Programs: map[string]*ebpf.ProgramSpec{"bad": spec}}},
+			opts: &Options{Verbose: verbose, Stderr: &stderr}}
+		var l diag.List
+		if !errors.As(r.loadError(p, err), &l) || len(l) != 1 {
+			t.Fatalf("error %v, want one diagnostic", err)
+		}
+		if l[0].Span != bad.Span || !strings.HasPrefix(l[0].Msg, "the BPF verifier rejected the program of begin: R1 invalid mem access 'scalar'") {
+			t.Errorf("got %q at %v, want the invalid access at %v", l[0].Msg, l[0].Span, bad.Span)
+		}
+		if log := stderr.String(); verbose != strings.Contains(log, "verifier log of begin:\n") {
+			t.Errorf("verbose %v, log printed:\n%s", verbose, log)
 		}
 	}
 }
