@@ -35,14 +35,15 @@ func parseRawTracepoint(parts []string) ([]Probe, error) {
 // rawTracepointExists looks name up among the raw tracepoints the
 // kernel's BTF lists, in module or any ("*"), so that a misspelt one is
 // refused with its place in the script rather than when attaching.
-// Without kernel BTF there is no list, and the attach decides.
+// Without kernel BTF, or when it cannot be read, there is no list, and
+// the attach decides.
 func rawTracepointExists(module, name string) error {
 	if _, err := os.Stat("/sys/kernel/btf/vmlinux"); err != nil || kernel.HasWildcard(name) {
 		return nil
 	}
 	found, err := kernel.ListProbes("rawtracepoint:" + module + ":" + name)
 	if err != nil {
-		return fmt.Errorf("rawtracepoint:%s: %w", name, err)
+		return nil
 	}
 	if len(found) == 0 && module != "*" {
 		return fmt.Errorf("raw tracepoint not found: %s:%s", module, name)

@@ -257,7 +257,7 @@ func (c *checker) block(b *ast.Block) {
 	for i, s := range b.Stmts {
 		c.stmt(s)
 		// Dead statements are still checked: their maps and variables
-		// keep their types. Code generation leaves them out.
+		// keep their types. Their code is dropped as unreachable.
 		if !warned && !c.quiet && i+1 < len(b.Stmts) && terminates(s) {
 			c.errs.Warn(b.Stmts[i+1].Span(), "Unreachable statement.")
 			warned = true
