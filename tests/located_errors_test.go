@@ -202,3 +202,18 @@ func TestTracingRefusalHint(t *testing.T) {
 		t.Errorf("stderr does not locate the refusal at the probe:\n%s", r.stderr)
 	}
 }
+
+// TestAttachErrorLocated checks that a probe that fails to attach is
+// reported at its attach point: this machine has no hardware counters.
+func TestAttachErrorLocated(t *testing.T) {
+	requireRoot(t)
+	r := gtrace(t, "-e", "BEGIN { }\nhardware:cycles:1000 { @ = count(); }")
+	if r.code == 0 {
+		t.Skip("this machine has hardware counters")
+	}
+	want := regexp.MustCompile(`^stdin:2:1-21: ERROR: attach hardware:cycles:1000: .*\n` +
+		regexp.QuoteMeta("hardware:cycles:1000 { @ = count(); }\n~~~~~~~~~~~~~~~~~~~~\n") + "$")
+	if !want.MatchString(r.stderr) {
+		t.Errorf("stderr:\n%s\nwant it to match:\n%s", r.stderr, want)
+	}
+}
