@@ -30,8 +30,9 @@ func (r *run) loadError(p *codegen.Program, err error) error {
 	if !errors.As(err, &ve) {
 		if errors.Is(err, unix.EPERM) {
 			// cilium/ebpf suggests raising RLIMIT_MEMLOCK on any EPERM
-			// before the verifier ran, but kernels since 5.11 charge BPF
-			// memory to the memory cgroup: the limit is never the cause.
+			// before the verifier ran, but BPF memory is charged to the
+			// memory cgroup since Linux 5.11, older than any kernel
+			// gtrace's programs load on (bpf_loop is 5.17's).
 			perm := lockdownNote(unix.EPERM)
 			if os.Geteuid() == 0 && p.Prog.Probe.AttachType() != 0 {
 				return located(at, "%s: the kernel refused the program although gtrace runs as root: this kernel does not allow %s probes: %v",
