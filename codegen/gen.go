@@ -312,6 +312,10 @@ func (g *gen) stmt(s ast.Stmt, exit string) {
 		g.block(s, exit)
 	case *ast.ExprStmt:
 		g.exprStmt(s.X)
+		if call, ok := s.X.(*ast.Call); ok && g.prog.Funcs[call] == sema.FExit {
+			// exit() also ends the probe, as bpftrace's does.
+			g.emit(asm.Ja.Label(exit))
+		}
 	case *ast.AssignStmt:
 		g.assign(s)
 	case *ast.LetStmt:

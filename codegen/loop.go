@@ -161,12 +161,16 @@ func (g *gen) callHelper(fn asm.BuiltinFunc, sym string) {
 	)
 }
 
-// hasReturn reports whether a loop body holds a return statement.
+// hasReturn reports whether a loop body holds a return statement, or an
+// exit(), which returns too.
 func hasReturn(b *ast.Block) bool {
 	found := false
 	ast.Inspect(b, func(n ast.Node) bool {
-		if j, ok := n.(*ast.JumpStmt); ok && j.Tok == token.RETURN {
-			found = true
+		switch n := n.(type) {
+		case *ast.JumpStmt:
+			found = n.Tok == token.RETURN
+		case *ast.Call:
+			found = n.Name == "exit"
 		}
 		return !found
 	})

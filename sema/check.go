@@ -267,11 +267,15 @@ func (c *checker) block(b *ast.Block) {
 }
 
 // terminates reports whether s always leaves the block holding it, by
-// return, break or continue, so that what follows never runs.
+// return, break, continue or exit(), which returns from the probe as in
+// bpftrace, so that what follows never runs.
 func terminates(s ast.Stmt) bool {
 	switch s := s.(type) {
 	case *ast.JumpStmt:
 		return true
+	case *ast.ExprStmt:
+		call, ok := s.X.(*ast.Call)
+		return ok && lookupFunc(call.Name) == FExit
 	case *ast.Block:
 		return slices.ContainsFunc(s.Stmts, terminates)
 	case *ast.IfStmt:

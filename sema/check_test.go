@@ -140,6 +140,8 @@ func TestCheckErrors(t *testing.T) {
 		{`BEGIN { if (pid) { return; } else { break; } @x = 1; }`, "'break' statement is not allowed outside of a loop\nUnreachable statement."},
 		{`BEGIN { while (1) { if (pid) { continue; } else { break; } } unroll(2) { return; } @x = 1; }`, "Unreachable statement."},
 		{`BEGIN { if (pid) { return; } @x = 1; while (1) { return; } @y = 1; }`, ""},
+		{`BEGIN { if (pid) { exit(); } else { exit(1); } @x = 1; }`, "Unreachable statement."},
+		{`BEGIN { if (pid) { exit(); } @x = 1; }`, ""},
 		{`BEGIN { for ($i : 0.."a") { } }`, "Expected an integer, got 'string[2]'"},
 		{`BEGIN { for ($i : 0..2) { } $i; }`, "Undefined or undeclared variable: $i"},
 		{`BEGIN { @l = lhist(1, 0, 10, 1); $n = len(@l); }`, "len() can not count the keys of @l, a lhist() map"},

@@ -48,24 +48,26 @@ func TestUndefinedMaps(t *testing.T) {
 	}
 }
 
-// TestUnreachableCode checks the warning on code after return, break or
-// continue, and that programs with such code load and run.
+// TestUnreachableCode checks the warning on code after return, break,
+// continue or exit(), which returns as in bpftrace, and that programs
+// with such code load and run.
 func TestUnreachableCode(t *testing.T) {
 	requireRoot(t)
 	tests := []struct{ script, warning, stdout string }{
-		{"BEGIN { @x = 1; exit(); return; @y = 2; }",
-			"stdin:1:33-39: WARNING: Unreachable statement.\n" +
-				"BEGIN { @x = 1; exit(); return; @y = 2; }\n" +
-				"                                ~~~~~~\n",
+		{"BEGIN { @x = 1; exit(); @y = 2; }",
+			"stdin:1:25-31: WARNING: Unreachable statement.\n" +
+				"BEGIN { @x = 1; exit(); @y = 2; }\n" +
+				"                        ~~~~~~\n",
 			"@x: 1\n"},
 		{`BEGIN { $i = 0; while ($i < 5) { $i++; if ($i == 2) { break; } else { continue; } @n = 1; } printf("%d\n", $i); exit(); }`,
 			"WARNING: Unreachable statement.", "2\n"},
-		{`BEGIN { if (pid) { printf("then\n"); exit(); return; } else { return; } }`,
-			"", "then\n"},
-		{`BEGIN { for ($i : 0..3) { break; } @m[1] = 1; for ($kv : @m) { exit(); return; } printf("not here\n"); }`,
-			"", "@m[1]: 1\n"},
-		{`BEGIN { unroll(3) { @u++; exit(); return; } @v = 1; }`,
+		{`BEGIN { if (pid) { printf("then\n"); exit(); } else { return; } @x = 1; }`,
+			"WARNING: Unreachable statement.", "then\n"},
+		{`BEGIN { for ($i : 0..3) { break; } @m[1] = 1; @m[2] = 2; for ($kv : @m) { @n++; exit(); } printf("not here\n"); }`,
+			"", "@m[1]: 1\n@m[2]: 2\n@n: 1\n"},
+		{`BEGIN { unroll(3) { @u++; exit(); } @v = 1; }`,
 			"WARNING: Unreachable statement.", "@u: 1\n"},
+		{`BEGIN { @x = 1; if (@x) { exit(); } @x = 2; }`, "", "@x: 1\n"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.script, func(t *testing.T) {
