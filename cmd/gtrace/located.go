@@ -17,25 +17,27 @@ import (
 // with.
 func locatedError(stderr io.Writer, file *token.File, pre *cpp.Result, info *sema.Info, err error) error {
 	var l diag.List
-	var ae *probe.AttachError
-	switch {
-	case errors.As(err, &l):
-	case errors.As(err, &ae) && attachSpan(info, ae.Probe) != nil:
-		l = diag.List{{Span: *attachSpan(info, ae.Probe), Msg: err.Error()}}
-	default:
-		return err
+	if !errors.As(err, &l) {
+		var ae *probe.AttachError
+		if !errors.As(err, &ae) {
+			return err
+		}
+		span, ok := attachSpan(info, ae.Probe)
+		if !ok {
+			return err
+		}
+		l = diag.List{{Span: span, Msg: err.Error()}}
 	}
 	diag.Render(stderr, file, pre.Errors(l))
 	return exitCode(1)
 }
 
-// attachSpan is the place of the attach point of the probe named name.
-func attachSpan(info *sema.Info, name string) *token.Span {
+// attachSpan finds the attach point of the probe named name.
+func attachSpan(info *sema.Info, name string) (token.Span, bool) {
 	for _, p := range info.Progs {
 		if p.Probe.Name == name && p.Attach != nil {
-			sp := p.Attach.Span()
-			return &sp
+			return p.Attach.Span(), true
 		}
 	}
-	return nil
+	return token.Span{}, false
 }
