@@ -65,13 +65,13 @@ func TestLineInfo(t *testing.T) {
 		t.Errorf("%d functions, want the probe and 3 callbacks", funcs)
 	}
 	got := strings.Join(texts, "\n")
-	for _, want := range []string{"BEGIN {", "@m[1] = 1;", "for ($kv : @m) { @x = $kv.1; }", "$n = len(@m);", `if (strcontains("ab", "b")) { exit(); }`} {
+	for _, want := range []string{"BEGIN", "@m[1] = 1", "for ($kv : @m) { @x = $kv.1; }", "$n = len(@m)", `if (strcontains("ab", "b")) { exit(); }`} {
 		if !strings.Contains(got, want) {
 			t.Errorf("no instruction comes from %q; sources:\n%s", want, got)
 		}
 	}
 	// SourceAt reads the last source at or before an instruction.
-	if s := SourceAt(prog, 0); s == nil || s.Text != "BEGIN {" {
+	if s := SourceAt(prog, 0); s == nil || s.Text != "BEGIN" {
 		t.Errorf("SourceAt(0) = %v, want the probe", s)
 	}
 }

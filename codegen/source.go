@@ -34,11 +34,13 @@ func SourceAt(insns asm.Instructions, off asm.RawInstructionOffset) *Source {
 	return src
 }
 
-// source describes n, with its line of the script when the file is known.
+// source describes n, with its text, up to the end of its first line,
+// when the file is known.
 func (g *gen) source(n ast.Node) *Source {
 	s := &Source{Span: n.Span()}
-	if f := g.opts.File; f != nil && s.Span.Start != token.NoPos {
-		s.Text = strings.TrimSpace(f.Line(f.Position(s.Span.Start).Line))
+	if f := g.opts.File; f != nil && s.Span.Start >= 0 && int(s.Span.End) <= len(f.Src) && s.Span.Start <= s.Span.End {
+		text, _, _ := strings.Cut(string(f.Src[s.Span.Start:s.Span.End]), "\n")
+		s.Text = strings.TrimSpace(text)
 	}
 	return s
 }
