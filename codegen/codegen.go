@@ -57,9 +57,9 @@ type Options struct {
 	// NumCPU is the number of possible CPUs, over which loops merge
 	// per-CPU values; the running machine's when 0.
 	NumCPU int
-	// File is the script the program was parsed from, whose lines
-	// become the programs' BTF line info; without it the line info is
-	// empty and the verifier's log quotes nothing.
+	// File is the script the program was parsed from, whose statements'
+	// text becomes the programs' BTF line info; without it the line
+	// info is empty and the verifier's log quotes nothing.
 	File *token.File
 }
 
