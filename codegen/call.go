@@ -197,7 +197,13 @@ func (g *gen) scalarCall(call *ast.Call) {
 	case sema.FBswap:
 		g.scalar(args[0])
 		t := g.typ(call)
-		g.emit(asm.HostTo(asm.BE, asm.R0, sizeOf(t.Size)))
+		if t.Size == 1 {
+			// A byte is its own swap, and BPF has no 8-bit one; keep
+			// the byte, zero-extended as the wider swaps leave theirs.
+			g.emit(asm.And.Imm(asm.R0, 0xff))
+		} else {
+			g.emit(asm.HostTo(asm.BE, asm.R0, sizeOf(t.Size)))
+		}
 	case sema.FStrncmp:
 		g.strncmp(args[0], args[1], int(g.constInt(args[2])))
 	case sema.FLen:

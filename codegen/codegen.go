@@ -8,6 +8,8 @@ import (
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/btf"
 
+	"gtrace/lang/diag"
+	"gtrace/lang/token"
 	"gtrace/sema"
 )
 
@@ -55,6 +57,10 @@ type Options struct {
 	// NumCPU is the number of possible CPUs, over which loops merge
 	// per-CPU values; the running machine's when 0.
 	NumCPU int
+	// File is the script the program was parsed from, whose statements'
+	// text becomes the programs' BTF line info; without it the line
+	// info is empty and the verifier's log quotes nothing.
+	File *token.File
 }
 
 // scratchSize bounds each program's per-CPU scratch area; the kernel
@@ -123,7 +129,7 @@ func Compile(info *sema.Info, opts *Options) (*Output, error) {
 			vars: map[*sema.Variable]int{}, joinBuf: -1, next: next[i]}
 		insns, err := g.program()
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", p.Probe.Name, err)
+			return nil, diag.List{err}
 		}
 		used = max(used, g.scratch)
 		name := fmt.Sprintf("p%d", i)

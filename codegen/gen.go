@@ -6,9 +6,9 @@ import (
 	"sort"
 
 	"github.com/cilium/ebpf/asm"
-	"github.com/cilium/ebpf/btf"
 
 	"gtrace/lang/ast"
+	"gtrace/lang/diag"
 	"gtrace/lang/token"
 	"gtrace/probe"
 	"gtrace/sema"
@@ -50,7 +50,7 @@ type gen struct {
 	scratch  int // bytes of scratch in use
 	vars     map[*sema.Variable]int
 	loops    []loop
-	err      error
+	err      *diag.Error
 
 	// frame holds the probe's frame pointer, where integer variables
 	// live: R10 in the probe itself, regFrame in a loop callback.
@@ -64,16 +64,29 @@ type gen struct {
 	next int
 	// nameSize is set when a multi-kprobe reads its names map.
 	nameSize int
+
+	// src is where the code being generated comes from; srcPending
+	// puts it on the next instruction emitted.
+	src        *Source
+	srcPending bool
 }
 
 type loop struct{ brk, cont string }
 
-// fail records the first error; generation goes on so that the caller
-// sees only the first.
+// fail records the first error, at n or, for nil, at the statement being
+// generated; generation goes on so that the caller sees only the first.
 func (g *gen) fail(n ast.Node, format string, args ...any) {
-	if g.err == nil {
-		g.err = fmt.Errorf(format, args...)
+	if g.err != nil {
+		return
 	}
+	span := token.Span{Start: token.NoPos, End: token.NoPos}
+	switch {
+	case n != nil:
+		span = n.Span()
+	case g.src != nil:
+		span = g.src.Span
+	}
+	g.err = &diag.Error{Span: span, Msg: fmt.Sprintf(format, args...)}
 }
 
 func (g *gen) emit(ins ...asm.Instruction) {
@@ -81,6 +94,10 @@ func (g *gen) emit(ins ...asm.Instruction) {
 		if g.pending != "" {
 			in = in.WithSymbol(g.pending)
 			g.pending = ""
+		}
+		if g.srcPending {
+			in = in.WithSource(g.src)
+			g.srcPending = false
 		}
 		g.insns = append(g.insns, in)
 	}
@@ -130,12 +147,15 @@ func (g *gen) alloc(n int) int {
 }
 
 // program generates the whole program.
-func (g *gen) program() (asm.Instructions, error) {
+func (g *gen) program() (asm.Instructions, *diag.Error) {
 	exit := g.newLabel()
 	k := g.prog.Probe.Kind
 	g.frame = asm.RFP
 	// Save the context and find the scratch area.
-	g.insns = append(g.insns, btf.WithFuncMetadata(asm.Mov.Reg(regCtx, asm.R1), funcInfo(g.prog.Probe.Name)))
+	if g.prog.Attach != nil {
+		g.src = g.source(g.prog.Attach)
+	}
+	g.insns = append(g.insns, g.funcEntry(asm.Mov.Reg(regCtx, asm.R1), funcInfo(g.prog.Probe.Name)))
 	findStart := len(g.insns)
 	g.findScratch(exit)
 	findEnd := len(g.insns)
@@ -200,7 +220,7 @@ func (g *gen) program() (asm.Instructions, error) {
 			}
 		}
 	}
-	return g.insns, nil
+	return removeDead(g.insns), nil
 }
 
 // stopCheck goes on to running until the runtime raises the stop flag,
@@ -286,11 +306,16 @@ func (g *gen) block(b *ast.Block, exit string) {
 }
 
 func (g *gen) stmt(s ast.Stmt, exit string) {
+	defer g.restoreSource(g.setSource(s))
 	switch s := s.(type) {
 	case *ast.Block:
 		g.block(s, exit)
 	case *ast.ExprStmt:
 		g.exprStmt(s.X)
+		if call, ok := s.X.(*ast.Call); ok && g.prog.Funcs[call] == sema.FExit {
+			// exit() also ends the probe, as bpftrace's does.
+			g.emit(asm.Ja.Label(exit))
+		}
 	case *ast.AssignStmt:
 		g.assign(s)
 	case *ast.LetStmt:

@@ -49,12 +49,12 @@ const (
 // body holds a return. body generates the loop body given the labels for
 // continue, break and return.
 func (g *gen) callback(sym string, params []string, ctxArg asm.Register, returns bool, prologue func(), body func(cont, brk, ret string)) {
-	insns, pending, stack, loops, frame := g.insns, g.pending, g.stack, g.loops, g.frame
-	g.insns, g.pending, g.stack, g.loops, g.frame = nil, "", cbFrame0, nil, regFrame
+	insns, pending, stack, loops, frame, srcPending := g.insns, g.pending, g.stack, g.loops, g.frame, g.srcPending
+	g.insns, g.pending, g.stack, g.loops, g.frame, g.srcPending = nil, "", cbFrame0, nil, regFrame, false
 
 	cont, brk, ret := g.newLabel(), g.newLabel(), g.newLabel()
 	first := asm.Mov.Reg(regFrame, ctxArg).WithSymbol(sym)
-	g.insns = append(g.insns, btf.WithFuncMetadata(first, callbackInfo(g.prog.Probe.Name, sym, params)))
+	g.insns = append(g.insns, g.funcEntry(first, callbackInfo(g.prog.Probe.Name, sym, params)))
 	prologue()
 	g.findScratch(brk)
 	g.emit(asm.LoadMem(regCtx, regFrame, slotCtx, asm.DWord))
@@ -71,7 +71,7 @@ func (g *gen) callback(sym string, params []string, ctxArg asm.Register, returns
 	}
 
 	g.callbacks = append(g.callbacks, g.insns...)
-	g.insns, g.pending, g.stack, g.loops, g.frame = insns, pending, stack, loops, frame
+	g.insns, g.pending, g.stack, g.loops, g.frame, g.srcPending = insns, pending, stack, loops, frame, srcPending
 }
 
 // callbackInfo is the BTF function of a loop callback.
@@ -161,12 +161,16 @@ func (g *gen) callHelper(fn asm.BuiltinFunc, sym string) {
 	)
 }
 
-// hasReturn reports whether a loop body holds a return statement.
+// hasReturn reports whether a loop body holds a return statement, or an
+// exit(), which returns too.
 func hasReturn(b *ast.Block) bool {
 	found := false
 	ast.Inspect(b, func(n ast.Node) bool {
-		if j, ok := n.(*ast.JumpStmt); ok && j.Tok == token.RETURN {
-			found = true
+		switch n := n.(type) {
+		case *ast.JumpStmt:
+			found = n.Tok == token.RETURN
+		case *ast.Call:
+			found = n.Name == "exit"
 		}
 		return !found
 	})
@@ -253,7 +257,7 @@ func (g *gen) mapLen(l *MapLayout) {
 	g.labels++
 	first := asm.Mov.Imm(asm.R0, 0).WithSymbol(sym)
 	g.callbacks = append(g.callbacks,
-		btf.WithFuncMetadata(first, callbackInfo(g.prog.Probe.Name, sym, []string{"map", "key", "value", "ctx"})),
+		g.funcEntry(first, callbackInfo(g.prog.Probe.Name, sym, []string{"map", "key", "value", "ctx"})),
 		asm.Return())
 	g.emit(asm.LoadMapPtr(asm.R1, 0).WithReference(l.BPFName))
 	g.callHelper(asm.FnForEachMapElem, sym)

@@ -131,11 +131,24 @@ func (g *gen) applyOp(op token.Kind, signed bool) {
 	if alu == asm.RSh && signed {
 		alu = asm.ArSh
 	}
-	if alu == asm.Div || alu == asm.Mod {
+	switch alu {
+	case asm.Div, asm.Mod:
 		// Division by zero yields zero in BPF; make that explicit
 		// rather than rely on it, as bpftrace does.
 		ok := g.newLabel()
 		g.emit(asm.JNE.Imm(asm.R1, 0, ok), asm.Mov.Imm(asm.R0, 0), asm.Mov.Imm(asm.R1, 1))
+		g.place(ok)
+	case asm.LSh, asm.RSh, asm.ArSh:
+		// BPF takes the count modulo 64, so that 1 << 64 would be 1.
+		// Shifting out every bit leaves 0, or the sign for >> of a
+		// negative value; a negative count is a huge one.
+		ok := g.newLabel()
+		g.emit(asm.JLT.Imm(asm.R1, 64, ok))
+		if alu == asm.ArSh {
+			g.emit(asm.Mov.Imm(asm.R1, 63))
+		} else {
+			g.emit(asm.Mov.Imm(asm.R0, 0), asm.Mov.Imm(asm.R1, 0))
+		}
 		g.place(ok)
 	}
 	g.emit(alu.Reg(asm.R0, asm.R1))

@@ -3,6 +3,8 @@ package probe
 import (
 	"errors"
 	"fmt"
+	"math"
+	"os"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -31,6 +33,21 @@ func init() {
 
 var unitNanos = map[string]uint64{"s": 1e9, "ms": 1e6, "us": 1e3, "ns": 1}
 
+// maxPeriod is the longest sample period perf_event_open takes: it
+// refuses one with the top bit set.
+const maxPeriod = math.MaxInt64
+
+// maxSampleRate reads the highest sampling frequency the kernel allows,
+// which it lowers itself when sampling takes too long.
+func maxSampleRate() (uint64, bool) {
+	b, err := os.ReadFile("/proc/sys/kernel/perf_event_max_sample_rate")
+	if err != nil {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64)
+	return n, err == nil
+}
+
 // timed parses "UNIT:N" and "NUNIT" (interval:s:1, interval:1s, profile:hz:99).
 func timed(k Kind, name string) func([]string) ([]Probe, error) {
 	return func(parts []string) ([]Probe, error) {
@@ -53,8 +70,14 @@ func timed(k Kind, name string) func([]string) ([]Probe, error) {
 		}
 		p := Probe{Kind: k, Name: name + ":" + unit + ":" + num, Event: "cpu-clock"}
 		if unit == "hz" {
+			if limit, ok := maxSampleRate(); ok && n > limit {
+				return nil, fmt.Errorf("%s probe: %d Hz is above the kernel's limit of %d Hz (kernel.perf_event_max_sample_rate)", name, n, limit)
+			}
 			p.Freq = n
 		} else if ns, ok := unitNanos[unit]; ok {
+			if n > maxPeriod/ns {
+				return nil, fmt.Errorf("%s probe: a period of %d %s is too long: the kernel takes at most %d %s", name, n, unit, maxPeriod/ns, unit)
+			}
 			p.Period = n * ns
 		} else {
 			return nil, fmt.Errorf("%s probe: invalid unit %q (want s, ms, us, ns or hz)", name, unit)
@@ -78,6 +101,9 @@ func counted(k Kind, name string) func([]string) ([]Probe, error) {
 			n, err := strconv.ParseUint(parts[1], 10, 64)
 			if err != nil || n == 0 {
 				return nil, fmt.Errorf("%s probe: invalid count %q", name, parts[1])
+			}
+			if n > maxPeriod {
+				return nil, fmt.Errorf("%s probe: a count of %d is too large: the kernel takes at most %d", name, n, uint64(maxPeriod))
 			}
 			p.Period = n
 			p.Name += ":" + parts[1]

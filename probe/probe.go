@@ -194,7 +194,19 @@ func Attach(p *Probe, prog *ebpf.Program, pid int) ([]link.Link, error) {
 	}
 	links, err := pr.attach(p, prog, pid)
 	if err != nil {
-		return nil, fmt.Errorf("attach %s: %w", p.Name, err)
+		return nil, &AttachError{Probe: p.Name, Err: err}
 	}
 	return links, nil
 }
+
+// AttachError is the failure to attach one probe, named as the probe
+// builtin names it, so that the command line can point at its attach
+// point.
+type AttachError struct {
+	Probe string
+	Err   error
+}
+
+func (e *AttachError) Error() string { return "attach " + e.Probe + ": " + e.Err.Error() }
+
+func (e *AttachError) Unwrap() error { return e.Err }

@@ -19,6 +19,7 @@ func TestParse(t *testing.T) {
 		{"rt:vmlinux:sched_switch", Probe{Kind: RawTracepoint, Name: "rawtracepoint:sched_switch", Event: "sched_switch"}},
 		{"interval:s:1", Probe{Kind: Interval, Name: "interval:s:1", Event: "cpu-clock", Period: 1e9}},
 		{"i:ms:100", Probe{Kind: Interval, Name: "interval:ms:100", Event: "cpu-clock", Period: 1e8}},
+		{"interval:s:9223372036", Probe{Kind: Interval, Name: "interval:s:9223372036", Event: "cpu-clock", Period: 9223372036e9}},
 		{"interval:5us", Probe{Kind: Interval, Name: "interval:us:5", Event: "cpu-clock", Period: 5000}},
 		{"profile:hz:99", Probe{Kind: Profile, Name: "profile:hz:99", Event: "cpu-clock", Freq: 99}},
 		{"software:faults:10", Probe{Kind: Software, Name: "software:faults:10", Event: "page-faults", Period: 10}},
@@ -48,6 +49,10 @@ func TestParseErrors(t *testing.T) {
 		{"interval:s", "interval probe must have the form"},
 		{"software:nonsense", `software probe: unknown event "nonsense"`},
 		{"hardware:cycles:x", `hardware probe: invalid count "x"`},
+		{"interval:s:18446744073709551615", "interval probe: a period of 18446744073709551615 s is too long: the kernel takes at most 9223372036 s"},
+		{"interval:ms:9223372036855", "interval probe: a period of 9223372036855 ms is too long: the kernel takes at most 9223372036854 ms"},
+		{"interval:ns:9223372036854775808", "interval probe: a period of 9223372036854775808 ns is too long"},
+		{"software:cpu-clock:9223372036854775808", "software probe: a count of 9223372036854775808 is too large: the kernel takes at most 9223372036854775807"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.text, func(t *testing.T) {

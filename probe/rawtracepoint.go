@@ -2,9 +2,12 @@ package probe
 
 import (
 	"fmt"
+	"os"
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/link"
+
+	"gtrace/kernel"
 )
 
 func init() {
@@ -19,7 +22,36 @@ func parseRawTracepoint(parts []string) ([]Probe, error) {
 		return nil, fmt.Errorf("rawtracepoint probe must have the form rawtracepoint:[module:]name")
 	}
 	name := parts[len(parts)-1]
+	module := "*"
+	if len(parts) == 2 {
+		module = parts[0]
+	}
+	if err := rawTracepointExists(module, name); err != nil {
+		return nil, err
+	}
 	return []Probe{{Kind: RawTracepoint, Name: "rawtracepoint:" + name, Event: name}}, nil
+}
+
+// rawTracepointExists looks name up among the raw tracepoints the
+// kernel's BTF lists, in module or any ("*"), so that a misspelt one is
+// refused with its place in the script rather than when attaching.
+// Without kernel BTF, or when it cannot be read, there is no list, and
+// the attach decides.
+func rawTracepointExists(module, name string) error {
+	if _, err := os.Stat("/sys/kernel/btf/vmlinux"); err != nil || kernel.HasWildcard(name) {
+		return nil
+	}
+	found, err := kernel.ListProbes("rawtracepoint:" + module + ":" + name)
+	if err != nil {
+		return nil
+	}
+	if len(found) == 0 && module != "*" {
+		return fmt.Errorf("raw tracepoint not found: %s:%s", module, name)
+	}
+	if len(found) == 0 {
+		return fmt.Errorf("raw tracepoint not found: %s", name)
+	}
+	return nil
 }
 
 func attachRawTracepoint(p *Probe, prog *ebpf.Program, _ int) ([]link.Link, error) {

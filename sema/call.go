@@ -179,11 +179,7 @@ func (c *checker) call(call *ast.Call) *Type {
 				return nil
 			}
 			// delete(@m, k) is delete(@m[k]).
-			kt := c.keyType(c.expr(args[1]), args[1])
-			if mi := c.info.Maps[m.Name]; mi != nil && mi.Key != nil && !Equal(mi.Key, kt) {
-				c.errorf(args[1], "Argument mismatch for %s: trying to access with arguments: '%s' when map expects arguments: '%s'",
-					m.Name, kt, mi.Key)
-			}
+			c.useMap(m, c.keyType(c.expr(args[1]), args[1]), args[1])
 		} else {
 			c.mapKey(m)
 		}

@@ -3,6 +3,7 @@ package sema
 import (
 	"errors"
 	"math"
+	"slices"
 
 	"github.com/cilium/ebpf/btf"
 
@@ -37,6 +38,13 @@ type Options struct {
 	// Kaddr finds a kernel symbol's address for kaddr(); the running
 	// kernel's /proc/kallsyms when nil.
 	Kaddr func(name string) (uint64, bool)
+	// HasKprobes says whether kprobes can attach; kernel.HasKprobes
+	// when nil.
+	HasKprobes func() bool
+	// Traceable says why a kprobe on a kernel function would not
+	// attach, nil if it would; from the kernel's lists of traceable
+	// functions when nil.
+	Traceable func(fn string) error
 }
 
 // Check type-checks prog and expands its probes. Errors and warnings
@@ -64,6 +72,12 @@ func Check(prog *ast.Program, opts *Options) (*Info, diag.List) {
 	}
 	if c.opts.Kaddr == nil {
 		c.opts.Kaddr = (&symbol.Kernel{}).Addr
+	}
+	if c.opts.HasKprobes == nil {
+		c.opts.HasKprobes = kernel.HasKprobes
+	}
+	if c.opts.Traceable == nil {
+		c.opts.Traceable = traceable
 	}
 	c.declareCTypes(prog)
 	c.expand(prog)
@@ -103,7 +117,15 @@ type checker struct {
 	ctypes cTypes
 }
 
+// sorted returns the diagnostics in source order, each once: a probe with
+// several attach points is checked once for each.
 func (c *checker) sorted() diag.List {
+	seen := map[diag.Error]bool{}
+	c.errs = slices.DeleteFunc(c.errs, func(e *diag.Error) bool {
+		dup := seen[*e]
+		seen[*e] = true
+		return dup
+	})
 	c.errs.Sort()
 	return c.errs
 }
@@ -148,8 +170,9 @@ func (c *checker) expand(prog *ast.Program) {
 				judged = true
 				continue
 			}
+			c.checkKprobes(ap, probes)
 			for _, pr := range probes {
-				c.info.Progs = append(c.info.Progs, &Prog{Probe: pr, Node: p})
+				c.info.Progs = append(c.info.Progs, &Prog{Probe: pr, Node: p, Attach: ap})
 			}
 			n += len(probes)
 			total += len(probes)
@@ -214,7 +237,7 @@ func (c *checker) unfuseFew() {
 
 func (c *checker) checkProgs() {
 	for _, p := range c.info.Progs {
-		*p = Prog{Probe: p.Probe, Node: p.Node,
+		*p = Prog{Probe: p.Probe, Node: p.Node, Attach: p.Attach,
 			Types: map[ast.Expr]*Type{}, Vars: map[*ast.Var]*Variable{},
 			Builtins: map[*ast.Ident]Builtin{}, Funcs: map[*ast.Call]Func{},
 			Args: map[*ast.Field]*ArgField{}, Consts: map[ast.Expr]int64{},
@@ -230,10 +253,37 @@ func (c *checker) checkProgs() {
 
 func (c *checker) block(b *ast.Block) {
 	c.scopes = append(c.scopes, map[string]*Variable{})
-	for _, s := range b.Stmts {
+	warned := false
+	for i, s := range b.Stmts {
 		c.stmt(s)
+		// Dead statements are still checked: their maps and variables
+		// keep their types. Their code is dropped as unreachable.
+		if !warned && !c.quiet && i+1 < len(b.Stmts) && terminates(s) {
+			c.errs.Warn(b.Stmts[i+1].Span(), "Unreachable statement.")
+			warned = true
+		}
 	}
 	c.scopes = c.scopes[:len(c.scopes)-1]
+}
+
+// terminates reports whether s always leaves the block holding it, by
+// return, break, continue or exit(), which returns from the probe as in
+// bpftrace, so that what follows never runs.
+func terminates(s ast.Stmt) bool {
+	switch s := s.(type) {
+	case *ast.JumpStmt:
+		return true
+	case *ast.ExprStmt:
+		call, ok := s.X.(*ast.Call)
+		return ok && lookupFunc(call.Name) == FExit
+	case *ast.Block:
+		return slices.ContainsFunc(s.Stmts, terminates)
+	case *ast.IfStmt:
+		return s.Else != nil && terminates(s.Then) && terminates(s.Else)
+	case *ast.UnrollStmt:
+		return terminates(s.Body)
+	}
+	return false
 }
 
 func (c *checker) lookupVar(name string) *Variable {
@@ -334,11 +384,13 @@ func (c *checker) assign(s *ast.AssignStmt) {
 				c.errorf(call, "%s() should be directly assigned to a map", call.Name)
 				return
 			}
+			n := len(c.errs)
 			t := c.aggregation(call, f)
-			c.mapAssign(m, t, s)
+			c.mapAssign(m, t, s, len(c.errs) > n)
 			return
 		}
 	}
+	n := len(c.errs)
 	rt := c.expr(s.RHS)
 	if s.Op != token.ASSIGN && rt.Kind != Int && rt.Kind != Bool && rt.Kind != Invalid {
 		c.errorf(s.RHS, "Compound assignment needs an integer, got '%s'", rt)
@@ -348,7 +400,7 @@ func (c *checker) assign(s *ast.AssignStmt) {
 		if s.Op != token.ASSIGN {
 			rt = Int64
 		}
-		c.mapAssign(l, rt, s)
+		c.mapAssign(l, rt, s, len(c.errs) > n)
 	case *ast.Var:
 		if s.Op != token.ASSIGN {
 			v := c.lookupVar(l.Name)
@@ -408,15 +460,20 @@ func widen(a, b *Type) *Type {
 	return a
 }
 
-// mapAssign records that m takes values of type t.
-func (c *checker) mapAssign(m *ast.Map, t *Type, s *ast.AssignStmt) {
+// mapAssign records that m takes values of type t. reported says
+// whether checking the value reported an error, which then is all the
+// user hears about m. A value invalid for another reason, such as a read
+// of a map that nothing assigns, leaves m undefined.
+func (c *checker) mapAssign(m *ast.Map, t *Type, s *ast.AssignStmt, reported bool) {
 	mi := c.mapKey(m)
 	if mi == nil {
 		return
 	}
 	c.prog.Types[m] = t
 	if t.Kind == Invalid {
-		c.badMaps[m.Name] = true // already reported
+		if reported {
+			c.badMaps[m.Name] = true
+		}
 		return
 	}
 	if t.Kind == Void || t.Kind == Agg && s.Op != token.ASSIGN {
@@ -452,6 +509,13 @@ func (c *checker) mapKey(m *ast.Map) *MapInfo {
 			kt = TupleType(elems)
 		}
 	}
+	return c.useMap(m, kt, m)
+}
+
+// useMap checks a key of type kt, nil for none, against m's key type,
+// naming key in a mismatch, and returns the map, recording it at its
+// first use.
+func (c *checker) useMap(m *ast.Map, kt *Type, key ast.Node) *MapInfo {
 	mi := c.info.Maps[m.Name]
 	if mi == nil {
 		mi = &MapInfo{Name: m.Name, Key: kt, Span: m.Span()}
@@ -464,7 +528,7 @@ func (c *checker) mapKey(m *ast.Map) *MapInfo {
 	}
 	switch {
 	case (mi.Key == nil) != (kt == nil) || mi.Key != nil && !Equal(mi.Key, kt):
-		c.errorf(m, "Argument mismatch for %s: trying to access with arguments: '%s' when map expects arguments: '%s'",
+		c.errorf(key, "Argument mismatch for %s: trying to access with arguments: '%s' when map expects arguments: '%s'",
 			m.Name, typeList(kt), typeList(mi.Key))
 	case kt != nil:
 		mi.Key = widen(mi.Key, kt)

@@ -48,6 +48,18 @@ func fakeKernelType(name string) (btf.Type, error) {
 // fakeKaddr stands in for kallsyms: only jiffies exists.
 func fakeKaddr(name string) (uint64, bool) { return 0xffffffff82000000, name == "jiffies" }
 
+// fakeHasKprobes stands in for the kernel's kprobe support: it has it.
+func fakeHasKprobes() bool { return true }
+
+// fakeTraceable stands in for available_filter_functions: every function
+// but "notrace_fn" is traceable.
+func fakeTraceable(fn string) error {
+	if fn == "notrace_fn" {
+		return errNotTraceable(fn)
+	}
+	return nil
+}
+
 // fakeEnumValue stands in for the kernel's enums: PAIR_B = 2.
 func fakeEnumValue(name string) (int64, bool) { return 2, name == "PAIR_B" }
 
@@ -72,7 +84,8 @@ func check(t *testing.T, src string, unsafe bool) (*Info, string) {
 	cfg.Unsafe = unsafe
 	cfg.Params = []string{"7", "text"}
 	info, errs := Check(prog, &Options{Config: cfg, Expand: fakeExpand, Format: fakeFormat,
-		KernelType: fakeKernelType, EnumValue: fakeEnumValue, Kaddr: fakeKaddr})
+		KernelType: fakeKernelType, EnumValue: fakeEnumValue, Kaddr: fakeKaddr,
+		HasKprobes: fakeHasKprobes, Traceable: fakeTraceable})
 	if len(errs) == 0 {
 		return info, ""
 	}
@@ -111,6 +124,24 @@ func TestCheckErrors(t *testing.T) {
 		{`BEGIN { @h[1] = hist(1); for ($kv : @h) { } }`, "A for loop can not iterate over @h: maps of hist() are not supported"},
 		{`BEGIN { @x = 1; for ($kv : @x) { } }`, "@x has no keys: a for loop needs a map with keys"},
 		{`BEGIN { for ($kv : @none) { } }`, "Undefined map: @none"},
+		{`BEGIN { @x = @x; }`, "Undefined map: @x"},
+		{`BEGIN { @x = @y + 1; @y = @x; }`, "Undefined map: @x\nUndefined map: @y"},
+		{`BEGIN { has_key(@m, 1); }`, "Undefined map: @m"},
+		{`BEGIN { delete(@m, 1); }`, "Undefined map: @m"},
+		{`BEGIN { delete(@m[1]); }`, "Undefined map: @m"},
+		{`BEGIN { zero(@m); }`, "Undefined map: @m"},
+		{`BEGIN { $n = len(@m); }`, "Undefined map: @m"},
+		{`BEGIN { $a = @m[1]; }`, "Undefined map: @m"},
+		{`BEGIN { @m[1] = 1; delete(@m, "a"); }`, "Argument mismatch for @m: trying to access with arguments: 'string[2]' when map expects arguments: 'int64'"},
+		{`BEGIN { @m = 1; delete(@m, 1); }`, "Argument mismatch for @m: trying to access with arguments: 'int64' when map expects arguments: ''"},
+		{`BEGIN { @x = nosuch(); }`, "Unknown function: nosuch"},
+		{`BEGIN { return; @x = 1; @y = 2; }`, "Unreachable statement."},
+		{`BEGIN, END { return; foo(); }`, "Unreachable statement.\nUnknown function: foo"},
+		{`BEGIN { if (pid) { return; } else { break; } @x = 1; }`, "'break' statement is not allowed outside of a loop\nUnreachable statement."},
+		{`BEGIN { while (1) { if (pid) { continue; } else { break; } } unroll(2) { return; } @x = 1; }`, "Unreachable statement."},
+		{`BEGIN { if (pid) { return; } @x = 1; while (1) { return; } @y = 1; }`, ""},
+		{`BEGIN { if (pid) { exit(); } else { exit(1); } @x = 1; }`, "Unreachable statement."},
+		{`BEGIN { if (pid) { exit(); } @x = 1; }`, ""},
 		{`BEGIN { for ($i : 0.."a") { } }`, "Expected an integer, got 'string[2]'"},
 		{`BEGIN { for ($i : 0..2) { } $i; }`, "Undefined or undeclared variable: $i"},
 		{`BEGIN { @l = lhist(1, 0, 10, 1); $n = len(@l); }`, "len() can not count the keys of @l, a lhist() map"},
@@ -272,6 +303,52 @@ func TestConsts(t *testing.T) {
 			rhs := p.Node.Body.Stmts[0].(*ast.AssignStmt).RHS
 			if got := p.Consts[rhs]; got != tt.want {
 				t.Errorf("got %d, want %d", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestKprobeWarnings checks the warnings about kprobes that will not
+// attach: the probe still compiles, as bpftrace's does.
+func TestKprobeWarnings(t *testing.T) {
+	noKprobes := "this kernel has no kprobes (no kprobe PMU, no kprobe_events in tracefs): "
+	tests := []struct {
+		src        string
+		hasKprobes bool
+		missing    string // the missing_probes setting
+		want       string
+	}{
+		{`kprobe:vfs_read { }`, true, "error", ""},
+		{`kprobe:notrace_fn { }`, true, "error", `notrace_fn is not traceable (either non-existing, inlined, or marked as "notrace"); attaching to it will likely fail`},
+		{`kretprobe:vfs_read { }`, false, "warn", noKprobes + "kretprobe:vfs_read can not attach"},
+		{`k:notrace_fn { }`, false, "error", noKprobes + "k:notrace_fn can not attach\n" +
+			`notrace_fn is not traceable (either non-existing, inlined, or marked as "notrace"); attaching to it will likely fail`},
+		{`kprobe:notrace_fn { }`, false, "ignore", ""},
+		{`BEGIN { } tracepoint:syscalls:sys_enter_read { }`, false, "error", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.src, func(t *testing.T) {
+			f := token.NewFile("stdin", []byte(tt.src))
+			prog, errs := parser.ParseFile(f)
+			if errs.HasErrors() {
+				t.Fatalf("parse: %v", errs)
+			}
+			cfg := DefaultConfig()
+			cfg.MissingProbes = tt.missing
+			info, errs := Check(prog, &Options{Config: cfg, Expand: fakeExpand, Format: fakeFormat,
+				HasKprobes: func() bool { return tt.hasKprobes }, Traceable: fakeTraceable})
+			if info == nil {
+				t.Fatalf("refused: %v", errs)
+			}
+			var got []string
+			for _, e := range errs {
+				if !e.Warning {
+					t.Errorf("error %q, want only warnings", e.Msg)
+				}
+				got = append(got, e.Msg)
+			}
+			if s := strings.Join(got, "\n"); s != tt.want {
+				t.Errorf("got warnings:\n%s\nwant:\n%s", s, tt.want)
 			}
 		})
 	}

@@ -33,7 +33,8 @@ func FuzzCheck(f *testing.F) {
 		}
 		cfg := DefaultConfig()
 		info, errs := Check(prog, &Options{Config: cfg, Expand: fakeExpand, Format: fakeFormat,
-			KernelType: fakeKernelType, EnumValue: fakeEnumValue, Kaddr: fakeKaddr})
+			KernelType: fakeKernelType, EnumValue: fakeEnumValue, Kaddr: fakeKaddr,
+			HasKprobes: fakeHasKprobes, Traceable: fakeTraceable})
 		if info == nil && len(errs) == 0 {
 			t.Fatalf("no info and no errors for %q", src)
 		}

@@ -52,7 +52,10 @@ type MapInfo struct {
 type Prog struct {
 	Probe probe.Probe
 	Node  *ast.Probe
-	Types map[ast.Expr]*Type
+	// Attach is the attach point the probe comes from, where errors
+	// about the probe as a whole point.
+	Attach *ast.AttachPoint
+	Types  map[ast.Expr]*Type
 	// Vars resolves each use of a $variable to its declaration.
 	Vars     map[*ast.Var]*Variable
 	Builtins map[*ast.Ident]Builtin

@@ -379,7 +379,7 @@ func trace(o *options, stdout, stderr io.Writer) error {
 	}
 
 	var child *runtime.Child
-	cgOpts := &codegen.Options{}
+	cgOpts := &codegen.Options{File: pre.File}
 	if o.command != "" {
 		if child, err = runtime.StartChild(o.command); err != nil {
 			return err
@@ -398,7 +398,7 @@ func trace(o *options, stdout, stderr io.Writer) error {
 	}
 	out, err := codegen.Compile(info, cgOpts)
 	if err != nil {
-		return err
+		return locatedError(stderr, file, pre, info, err)
 	}
 	if o.debug.codegen {
 		fmt.Fprint(stdout, "BPF instructions\n----------------\n\n")
@@ -437,7 +437,7 @@ func trace(o *options, stdout, stderr io.Writer) error {
 	}
 	code, err := runtime.Run(out, ropts)
 	if err != nil {
-		return err
+		return locatedError(stderr, file, pre, info, err)
 	}
 	if code != 0 {
 		return exitCode(code)
