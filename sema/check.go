@@ -919,6 +919,18 @@ func (c *checker) field(e *ast.Field) *Type {
 
 func (c *checker) binary(e *ast.Binary) *Type {
 	a, b := c.expr(e.X), c.expr(e.Y)
+	if c.quiet {
+		// In the first pass, a map no assignment has typed yet that
+		// meets an integer is taken for one, as bpftrace does, so that
+		// @n = @n + 1 types @n. If nothing else assigns the map, the
+		// second pass finds it undefined.
+		if c.untypedMap(e.X) && isInt(b) {
+			a = Int64
+		}
+		if c.untypedMap(e.Y) && isInt(a) {
+			b = Int64
+		}
+	}
 	if a.Kind == Invalid || b.Kind == Invalid {
 		return nil
 	}
@@ -954,6 +966,16 @@ func (c *checker) binary(e *ast.Binary) *Type {
 	}
 	// C's usual arithmetic conversions, on 64-bit values.
 	return IntType(8, Signed(a, b))
+}
+
+// untypedMap reports whether e reads a map that has no value type yet.
+func (c *checker) untypedMap(e ast.Expr) bool {
+	m, ok := e.(*ast.Map)
+	if !ok {
+		return false
+	}
+	mi := c.info.Maps[m.Name]
+	return mi != nil && mi.Value == nil
 }
 
 // isInt reports whether t takes part in arithmetic: integers, bools and
