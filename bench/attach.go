@@ -44,7 +44,7 @@ type AttachPoint struct {
 	// Detach is SIGINT to exit, what a user waits for: stopping the
 	// probes, printing a count per probe, and detaching where the
 	// tracer waits for it (gtrace leaves it to a process of its own,
-	// see runtime/release.go).
+	// see runtime/keeper.go).
 	Detach time.Duration `json:"detach_ns"`
 }
 

@@ -98,6 +98,8 @@ type run struct {
 	linksMu  sync.Mutex // guards links, progLinks and kept while probes attach
 	kept     int        // probes the keeper attached
 	rcu      *rcuWaiter
+	stopOnce sync.Once
+	stopErr  error
 	keeper   *keeper // nil for a script of BEGIN and END only
 }
 
@@ -147,7 +149,8 @@ func Run(out *codegen.Output, opts *Options) (code int, err error) {
 	go func() {
 		<-sigs
 		r.stopping.Store(true)
-		r.rd.Flush() // wakes the event loop
+		r.stopProbes() // an error shows again when Run stops them
+		r.rd.Flush()   // wakes the event loop
 		<-sigs
 		r.exitNow(1)
 	}()
@@ -312,17 +315,23 @@ func (r *run) setStart() error {
 	return r.coll.Maps["globals"].Update(uint32(0), &r.globals, ebpf.UpdateAny)
 }
 
-// stopProbes stops every probe: it raises the flag that each program
-// checks first, then waits until no program is still running.
+// stopProbes stops every probe, once: it raises the flag that each
+// program checks first, then waits until no program is still running.
+// A signal or the end of the -c child stops them before it wakes the
+// event loop, whose wake-up is a read gtrace's own probes would see.
 func (r *run) stopProbes() error {
-	r.globals.Stopped = 1
-	if err := r.coll.Maps["globals"].Update(uint32(0), &r.globals, ebpf.UpdateAny); err != nil {
-		return fmt.Errorf("stop probes: %w", err)
-	}
-	if err := r.rcu.wait(); err != nil {
-		return fmt.Errorf("wait for running probes: %w", err)
-	}
-	return nil
+	r.stopOnce.Do(func() {
+		stopped := r.globals
+		stopped.Stopped = 1
+		if err := r.coll.Maps["globals"].Update(uint32(0), &stopped, ebpf.UpdateAny); err != nil {
+			r.stopErr = fmt.Errorf("stop probes: %w", err)
+			return
+		}
+		if err := r.rcu.wait(); err != nil {
+			r.stopErr = fmt.Errorf("wait for running probes: %w", err)
+		}
+	})
+	return r.stopErr
 }
 
 // exitNow exits at once, on a second signal. It waits for the probes
@@ -443,8 +452,8 @@ func (r *run) fillNames(p *codegen.Program) error {
 // holds too (see keeper.go): closing programs and maps that links still
 // hold detaches nothing.
 func (r *run) close() {
-	if len(r.links)+r.kept > 0 && r.globals.Stopped == 0 {
-		// An error ended the run: the probes still run.
+	if len(r.links)+r.kept > 0 {
+		// After an error the probes still run.
 		r.stopProbes() // on failure, they stop when the kernel detaches them
 	}
 	if r.rcu != nil {
@@ -467,9 +476,15 @@ func (r *run) close() {
 // gtrace makes no system calls to show up in what it traces.
 func (r *run) loop() error {
 	if r.opts.Done != nil {
+		quit := make(chan struct{})
+		defer close(quit)
 		go func() {
-			<-r.opts.Done
-			r.rd.Flush()
+			select {
+			case <-r.opts.Done:
+				r.stopProbes() // an error shows again when Run stops them
+				r.rd.Flush()
+			case <-quit:
+			}
 		}()
 	}
 	var rec ringbuf.Record

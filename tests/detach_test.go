@@ -111,7 +111,7 @@ func readImage(t *testing.T, pid int, s probeSites) processImage {
 }
 
 // waitDetached waits until no link attaches program id: after gtrace
-// exits, the kernel detaches its probes as its releaser exits.
+// exits, the kernel detaches its probes as its keeper exits.
 func waitDetached(t *testing.T, id ebpf.ProgramID, within time.Duration) {
 	t.Helper()
 	start := time.Now()

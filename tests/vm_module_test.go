@@ -13,13 +13,14 @@ import (
 // vmModuleScript traces the dummy network driver, loaded as a module
 // (vmtest.Config.Modules). /tmp/add PREFIX adds 3 dummy devices: each
 // "ip link add" calls dummy_setup once. The wildcard's child also
-// prints the types of gtrace's BPF links, while they are attached.
+// prints the types of gtrace's BPF links, while they are attached: its
+// parent is gtrace.
 const vmModuleScript = `
 cat >/tmp/add <<'SH'
 for i in 1 2 3; do ip link add $1$i type dummy || exit 1; done
 SH
 cat >/tmp/add-links <<'SH'
-grep -h '^link_type:' /proc/$(pidof gtrace)/fdinfo/* | sort | uniq -c
+grep -h '^link_type:' /proc/$PPID/fdinfo/* | sort | uniq -c
 sh /tmp/add w
 SH
 ` + vmShellFuncs + `

@@ -120,7 +120,7 @@ $DD 2>/dev/null
 kill -INT $pid
 wait $pid
 emit sigint $? /tmp/bg.out /tmp/bg.err
-# The kernel detaches the probes as gtrace's releaser exits, after gtrace.
+# The kernel detaches the probes as gtrace's keeper exits, after gtrace.
 wait_detached
 section sigint-left cat $kprobes /sys/kernel/tracing/kprobe_events
 
@@ -133,6 +133,7 @@ section sigkill-before cat $kprobes
 kill -KILL $pid
 wait $pid
 emit sigkill $? /tmp/bg.out /tmp/bg.err
+wait_detached
 section sigkill-left cat $kprobes /sys/kernel/tracing/kprobe_events
 
 section left cat $kprobes /sys/kernel/tracing/kprobe_events /sys/kernel/tracing/uprobe_events
@@ -175,7 +176,7 @@ section() {
 # wait_detached waits until no kprobe is registered.
 wait_detached() {
 	i=0
-	while [ -s $kprobes ]; do
+	while [ -n "$(cat $kprobes)" ]; do
 		i=$((i + 1))
 		if [ $i -gt 600 ]; then
 			echo "kprobes still registered after 60 s"
