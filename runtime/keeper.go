@@ -115,12 +115,12 @@ func keep(conn, pidfd int) {
 				}
 			}
 		}
-		if buf[0] != msgAttach || len(fds) != 1 {
+		if buf[0] != msgAttach {
 			continue // links: their descriptors stay open
 		}
 		var req attachRequest
-		if err := json.Unmarshal(buf[1:n], &req); err != nil {
-			reply(attachReply{ID: req.ID, Err: fmt.Sprintf("attach request: %v", err)})
+		if err := json.Unmarshal(buf[1:n], &req); err != nil || len(fds) != 1 {
+			reply(attachReply{ID: req.ID, Err: fmt.Sprintf("attach request with %d descriptors: %v", len(fds), err)})
 			continue
 		}
 		attaching.Add(1)
@@ -161,11 +161,8 @@ func keep(conn, pidfd int) {
 
 // keeper is gtrace's end of a keeper process.
 type keeper struct {
-	conn  *os.File
-	send  sync.Mutex
-	mu    sync.Mutex
-	next  int
-	calls map[int]chan string
+	conn *os.File
+	send sync.Mutex
 }
 
 // startKeeper starts a keeper and waits until it is ready.
@@ -201,38 +198,7 @@ func startKeeper() (*keeper, error) {
 		conn.Close()
 		return nil, fmt.Errorf("no word from it (%v)", err)
 	}
-	k := &keeper{conn: conn, calls: map[int]chan string{}}
-	go k.readReplies()
-	return k, nil
-}
-
-// readReplies hands each reply to the attach waiting for it.
-func (k *keeper) readReplies() {
-	buf := make([]byte, 1<<16)
-	for {
-		n, err := k.conn.Read(buf)
-		if err != nil || n == 0 {
-			break
-		}
-		var r attachReply
-		if buf[0] != msgAttached || json.Unmarshal(buf[1:n], &r) != nil {
-			continue
-		}
-		k.mu.Lock()
-		if c := k.calls[r.ID]; c != nil {
-			c <- r.Err
-			delete(k.calls, r.ID)
-		}
-		k.mu.Unlock()
-	}
-	// The keeper is gone: no reply will come.
-	k.mu.Lock()
-	for id, c := range k.calls {
-		c <- "the process that attaches user-space probes has exited"
-		delete(k.calls, id)
-	}
-	k.calls = nil
-	k.mu.Unlock()
+	return &keeper{conn: conn}, nil
 }
 
 // sendmsg sends one message with descriptors.
@@ -266,27 +232,42 @@ func (k *keeper) keep(links []link.Link) error {
 	return nil
 }
 
-// attach has the keeper attach a probe and keep its links.
-func (k *keeper) attach(p *probe.Probe, prog *ebpf.Program, pid int) error {
-	k.mu.Lock()
-	if k.calls == nil {
-		k.mu.Unlock()
-		return fmt.Errorf("attach %s: the process that attaches user-space probes has exited", p.Name)
+// attach has the keeper attach probes, their programs in progs, and
+// keep their links; it returns each one's error. It reads the keeper's
+// replies itself, and reads nothing once they are in: a read while
+// tracing would show in what gtrace's own probes see.
+func (k *keeper) attach(probes []*probe.Probe, progs []*ebpf.Program, pid int) []error {
+	errs := make([]error, len(probes))
+	sent := 0
+	for i, p := range probes {
+		body, err := json.Marshal(attachRequest{ID: i, Probe: *p, Pid: pid})
+		if err == nil {
+			err = k.sendmsg(msgAttach, body, []int{progs[i].FD()})
+		}
+		if err != nil {
+			errs[i] = fmt.Errorf("attach %s: %w", p.Name, err)
+			continue
+		}
+		sent++
 	}
-	id := k.next
-	k.next++
-	done := make(chan string, 1)
-	k.calls[id] = done
-	k.mu.Unlock()
-	body, err := json.Marshal(attachRequest{ID: id, Probe: *p, Pid: pid})
-	if err != nil {
-		return fmt.Errorf("attach %s: %w", p.Name, err)
+	buf := make([]byte, 1<<16)
+	for ; sent > 0; sent-- {
+		n, err := k.conn.Read(buf)
+		if err != nil || n == 0 {
+			for i := range errs {
+				if errs[i] == nil {
+					errs[i] = fmt.Errorf("attach %s: the process that attaches user-space probes has exited", probes[i].Name)
+				}
+			}
+			break
+		}
+		var r attachReply
+		if buf[0] != msgAttached || json.Unmarshal(buf[1:n], &r) != nil || r.ID < 0 || r.ID >= len(probes) {
+			continue
+		}
+		if r.Err != "" {
+			errs[r.ID] = errors.New(r.Err)
+		}
 	}
-	if err := k.sendmsg(msgAttach, body, []int{prog.FD()}); err != nil {
-		return fmt.Errorf("attach %s: %w", p.Name, err)
-	}
-	if msg := <-done; msg != "" {
-		return errors.New(msg)
-	}
-	return nil
+	return errs
 }

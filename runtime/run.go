@@ -95,7 +95,7 @@ type run struct {
 	// keeper, gtrace attaches uprobes itself, and a registration that a
 	// fatal signal cuts short can leave the uprobe behind (keeper.go).
 	inKernel sync.RWMutex
-	linksMu  sync.Mutex // guards links, progLinks and kept while probes attach
+	linksMu  sync.Mutex // guards links and progLinks while probes attach
 	kept     int        // probes the keeper attached
 	rcu      *rcuWaiter
 	stopOnce sync.Once
@@ -378,27 +378,43 @@ func (r *run) attach() error {
 		}
 		attach = append(attach, p)
 	}
-	// Each attach is a few system calls; many probes attach in parallel.
-	// A signal stops the attaching.
+	// Each attach is a few system calls; many probes attach in parallel,
+	// user-space probes in the keeper.
 	errs := make([]error, len(attach))
 	r.progLinks = map[string][]link.Link{}
-	forEach(len(attach), func(i int) {
+	var own, user []int
+	for i, p := range attach {
+		if r.keeper != nil && p.Prog.Probe.UserSpace() {
+			user = append(user, i)
+		} else {
+			own = append(own, i)
+		}
+	}
+	userDone := make(chan struct{})
+	go func() {
+		defer close(userDone)
+		if len(user) == 0 || r.stopping.Load() {
+			return
+		}
+		probes, progs := make([]*probe.Probe, len(user)), make([]*ebpf.Program, len(user))
+		for j, i := range user {
+			probes[j], progs[j] = &attach[i].Prog.Probe, r.progs[attach[i].Name]
+		}
+		for j, err := range r.keeper.attach(probes, progs, r.opts.Pid) {
+			errs[user[j]] = err
+			if err == nil {
+				r.kept++
+			}
+		}
+	}()
+	forEach(len(own), func(j int) {
 		r.inKernel.RLock()
 		defer r.inKernel.RUnlock()
 		if r.stopping.Load() {
 			return
 		}
-		p, prog := &attach[i].Prog.Probe, r.progs[attach[i].Name]
-		if r.keeper != nil && p.UserSpace() {
-			errs[i] = r.keeper.attach(p, prog, r.opts.Pid)
-			r.linksMu.Lock()
-			if errs[i] == nil {
-				r.kept++
-			}
-			r.linksMu.Unlock()
-			return
-		}
-		links, err := probe.Attach(p, prog, r.opts.Pid)
+		i := own[j]
+		links, err := probe.Attach(&attach[i].Prog.Probe, r.progs[attach[i].Name], r.opts.Pid)
 		errs[i] = err
 		if r.keeper != nil && err == nil {
 			errs[i] = r.keeper.keep(links)
@@ -408,6 +424,7 @@ func (r *run) attach() error {
 		r.progLinks[attach[i].Name] = links
 		r.linksMu.Unlock()
 	})
+	<-userDone
 	for _, err := range errs {
 		switch {
 		case err == nil || r.opts.MissingProbes == "ignore":
