@@ -32,3 +32,36 @@ func TestManyBlockComments(t *testing.T) {
 	}
 	t.Logf("failed in %v", r.elapsed)
 }
+
+// TestPrintfWidthBound checks that a width or precision that would print
+// a gigabyte per event is refused at the format string.
+func TestPrintfWidthBound(t *testing.T) {
+	tests := []struct{ script, want string }{
+		{`BEGIN { printf("%-999999999d\n", 1); exit(); }`,
+			"stdin:1:16-32: ERROR: printf: Format width too large: %-999999999d\n" +
+				`BEGIN { printf("%-999999999d\n", 1); exit(); }` + "\n" +
+				"               ~~~~~~~~~~~~~~~~\n"},
+		{`BEGIN { printf("%s %.70000d\n", "a", 1); }`,
+			"stdin:1:16-31: ERROR: printf: Format precision too large: %.70000d\n" +
+				`BEGIN { printf("%s %.70000d\n", "a", 1); }` + "\n" +
+				"               ~~~~~~~~~~~~~~~\n"},
+	}
+	for _, tc := range tests {
+		r := runTimeout(t, hangLimit, gtraceBin, "-e", tc.script)
+		if r.code != 1 || r.stderr != tc.want || r.stdout != "" {
+			t.Errorf("%s: exit code %d, stdout %q, stderr:\n%s\nwant:\n%s", tc.script, r.code, r.stdout, r.stderr, tc.want)
+		}
+	}
+}
+
+// TestPrintfPercents checks that the text after the last conversion prints
+// as written, "%%" included, as bpftrace 0.17 prints it.
+func TestPrintfPercents(t *testing.T) {
+	requireRoot(t)
+	script := `BEGIN { printf("%%%\n"); printf("x%%y %d%%\n", 7); exit(); }`
+	want := "%%%\nx%y 7%%\n"
+	r := gtrace(t, "-e", script)
+	if got := strings.TrimRight(stripAttaching(r.stdout), "\n") + "\n"; r.code != 0 || got != want {
+		t.Errorf("exit code %d, output %q, want %q; stderr:\n%s", r.code, got, want, r.stderr)
+	}
+}
