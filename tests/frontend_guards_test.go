@@ -65,3 +65,23 @@ func TestPrintfPercents(t *testing.T) {
 		t.Errorf("exit code %d, output %q, want %q; stderr:\n%s", r.code, got, want, r.stderr)
 	}
 }
+
+// TestUnrollBound checks that nested unrolls that would make a million
+// copies of their body fail at once, at the unroll that goes too far,
+// and that a large but bounded unroll still compiles.
+func TestUnrollBound(t *testing.T) {
+	script := "BEGIN { unroll(100) { unroll(100) { unroll(100) { @x++; } } } exit(); }"
+	want := "stdin:1:44-47: ERROR: unrolled code is too large: more than 100000 statements and expressions in this probe\n" +
+		script + "\n" +
+		"                                           ~~~\n"
+	r := runTimeout(t, hangLimit, gtraceBin, "-e", script)
+	if r.code != 1 || r.stderr != want {
+		t.Errorf("exit code %d, stderr:\n%s\nwant:\n%s", r.code, r.stderr, want)
+	}
+
+	requireRoot(t)
+	r = runTimeout(t, hangLimit, gtraceBin, "-e", "BEGIN { $a = 0; unroll(100) { unroll(100) { $a += 2; } } printf(\"%d\\n\", $a); exit(); }")
+	if r.code != 0 || stripAttaching(r.stdout) != "20000\n\n\n" {
+		t.Errorf("exit code %d, stdout %q, stderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+}
