@@ -85,3 +85,51 @@ func TestUnrollBound(t *testing.T) {
 		t.Errorf("exit code %d, stdout %q, stderr:\n%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestIncludeFiles checks that #include reads the script's own headers,
+// next to it or in -I directories, and refuses one it cannot find.
+func TestIncludeFiles(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"s/myhdr.h": "#define ANSWER 42\nstruct point {\n\tint x;\n\tint y;\n};\n",
+		"i/ihdr.h":  "#define IVAL 7\n",
+		"j/jhdr.h":  "#define JVAL 8\n",
+		"s/bad.h":   "// bad\n#define X 1\n@x = ;\n",
+		"s/main.bt": "#include \"myhdr.h\"\n#include <ihdr.h>\n#include \"jhdr.h\"\n" +
+			"BEGIN { printf(\"%d %d %d %d\\n\", ANSWER, IVAL, JVAL, sizeof(struct point)); exit(); }\n",
+		"s/missing.bt": "#include <linux/sched.h>\n#include <lol/no.h>\nBEGIN { exit(); }\n",
+		"s/bad.bt":     "#include \"bad.h\"\nBEGIN { exit(); }\n",
+	}
+	for name, text := range files {
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := filepath.Join(dir, "s")
+
+	r := runTimeout(t, hangLimit, gtraceBin, filepath.Join(s, "missing.bt"))
+	want := s + "/missing.bt:2:10-20: ERROR: 'lol/no.h' file not found in the -I directories, nor a system header gtrace knows\n" +
+		"#include <lol/no.h>\n" +
+		"         ~~~~~~~~~~\n"
+	if r.code != 1 || r.stderr != want {
+		t.Errorf("missing header: exit code %d, stderr:\n%s\nwant:\n%s", r.code, r.stderr, want)
+	}
+
+	r = runTimeout(t, hangLimit, gtraceBin, filepath.Join(s, "bad.bt"))
+	want = s + "/bad.h:3:4-5: ERROR: syntax error, unexpected =, expecting {\n" +
+		"@x = ;\n" +
+		"   ~\n"
+	if r.code != 1 || r.stderr != want {
+		t.Errorf("error in a header: exit code %d, stderr:\n%s\nwant:\n%s", r.code, r.stderr, want)
+	}
+
+	requireRoot(t)
+	r = runTimeout(t, hangLimit, gtraceBin, "-I", filepath.Join(dir, "i"), "-I"+filepath.Join(dir, "j"), filepath.Join(s, "main.bt"))
+	if got := stripAttaching(r.stdout); r.code != 0 || got != "42 7 8 8\n\n\n" {
+		t.Errorf("exit code %d, output %q, stderr:\n%s", r.code, got, r.stderr)
+	}
+}

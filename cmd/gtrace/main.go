@@ -38,6 +38,7 @@ OPTIONS:
     -l [SEARCH]    list probes matching SEARCH (tracepoints, raw tracepoints, software and hardware events)
     -lv [SEARCH]   list probes with their arguments
     -c CMD         run CMD, set cpid, and exit when it exits
+    -I DIR         add DIR to the directories searched by #include
     -p PID         trace only process PID; exit when it exits
     -f FORMAT      output format: text (default) or json
     -o FILE        write output to FILE
@@ -76,6 +77,7 @@ type options struct {
 	debug             debugStages
 	dryRun, unsafe    bool
 	stats             bool
+	includeDirs       []string
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -156,6 +158,12 @@ func parseArgs(args []string) (*options, error) {
 			}
 		case a == "-c":
 			o.command, err = value()
+		case a == "-I":
+			var dir string
+			dir, err = value()
+			o.includeDirs = append(o.includeDirs, dir)
+		case strings.HasPrefix(a, "-I"):
+			o.includeDirs = append(o.includeDirs, a[2:])
 		case a == "-p":
 			var s string
 			if s, err = value(); err == nil {
@@ -287,7 +295,7 @@ func trace(o *options, stdout, stderr io.Writer) error {
 		}
 	}
 	file := token.NewFile(name, src)
-	pre, errs := cpp.Preprocess(file)
+	pre, errs := cpp.Preprocess(file, &cpp.Options{IncludeDirs: o.includeDirs})
 	if errs.HasErrors() {
 		diag.Render(stderr, file, errs)
 		return exitCode(1)

@@ -39,7 +39,7 @@ func FuzzPreprocess(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, src string) {
 		file := token.NewFile("fuzz.bt", []byte(src))
-		res, errs := Preprocess(file)
+		res, errs := Preprocess(file, nil)
 		out := string(res.File.Src)
 		if len(errs) > 0 {
 			return
