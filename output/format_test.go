@@ -122,6 +122,7 @@ func FuzzParseFormat(f *testing.F) {
 	for _, s := range []string{
 		"", "%", "%%", "%d", "%-+ #05.3lld", "%5%", "%*.*s", "%rx%rh%r%gr%g", "%hhu %zu %jx %tX",
 		"%0-5d", "%.d", "%5.", "100%", "%k %q %", "%99999999999d", "%s\n", "%lLhjzt d",
+		"%%%\n", "x%%y %d%%", "%-999999999d", "%.65536d", "%65535%",
 	} {
 		f.Add(s)
 	}

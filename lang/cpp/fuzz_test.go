@@ -34,6 +34,8 @@ func FuzzPreprocess(f *testing.F) {
 		"#if (((1)))\n#endif\n#if 1 ? 2 : 3\n#endif",
 		"#define NEG -1\nBEGIN { @x = 1-NEG; }",
 		"#undef\n#define\n#include\n#if\n#elif\n#else\n#endif",
+		"#include \"nosuch.h\"\n#include <lol/no.h>\n#include </dev/null>\nBEGIN { }",
+		"#include <linux/blkdev.h>\n#include \"testdata\"\nBEGIN { }",
 	} {
 		f.Add(seed)
 	}
