@@ -64,6 +64,10 @@ func TestPrintfPercents(t *testing.T) {
 	if got := strings.TrimRight(stripAttaching(r.stdout), "\n") + "\n"; r.code != 0 || got != want {
 		t.Errorf("exit code %d, output %q, want %q; stderr:\n%s", r.code, got, want, r.stderr)
 	}
+	bpftrace := requireBpftrace(t)
+	if b := runTracer(t, bpftrace, "-e", script); b.stdout != r.stdout {
+		t.Errorf("bpftrace printed %q, gtrace %q", b.stdout, r.stdout)
+	}
 }
 
 // TestUnrollBound checks that nested unrolls that would make a million
