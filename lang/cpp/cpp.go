@@ -413,8 +413,8 @@ func (p *pp) include(d directive) {
 }
 
 // findInclude looks for an included file as bpftrace's clang does: a
-// quoted name in the including file's directory first, then either in
-// the -I directories.
+// quoted name in the including file's directory first, then quoted and
+// angled names alike in the -I directories.
 func (p *pp) findInclude(header string, quoted bool) (string, bool) {
 	found := func(path string) bool {
 		fi, err := os.Stat(path)
@@ -450,18 +450,7 @@ func (p *pp) includeFile(d directive, name token.Span, path string) {
 		p.errorf(name, "cannot read the included file: %v", err)
 		return
 	}
-	q := newPP(p.shared, token.NewFile(path, src), p.depth+1)
-	n := len(p.errs)
-	defer func() {
-		// What q reports, it reports in its file; its own includes set theirs.
-		for _, e := range p.errs[n:] {
-			if e.File == nil {
-				e.File = q.res.source
-			}
-		}
-	}()
-	q.run()
-	q.finish()
+	q := p.preprocessIncluded(token.NewFile(path, src))
 	p.res.Includes = append(p.res.Includes, q.res.Includes...)
 
 	text := flatten(q.out.Bytes())
@@ -476,6 +465,24 @@ func (p *pp) includeFile(d directive, name token.Span, path string) {
 	if p.out.Len() > maxOutput {
 		p.fatalf(name, "the expanded script is too large: more than %d bytes", maxOutput)
 	}
+}
+
+// preprocessIncluded preprocesses f, a file that p includes, and puts
+// the errors found in it in f, also when a guard stops the whole run.
+func (p *pp) preprocessIncluded(f *token.File) *pp {
+	q := newPP(p.shared, f, p.depth+1)
+	n := len(p.errs)
+	defer func() {
+		// Errors in files that f includes are already in theirs.
+		for _, e := range p.errs[n:] {
+			if e.File == nil {
+				e.File = f
+			}
+		}
+	}()
+	q.run()
+	q.finish()
+	return q
 }
 
 // readInclude reads an included file, which must be a regular file of at

@@ -120,6 +120,7 @@ func TestIncludeErrors(t *testing.T) {
 	chain["deep/b.h"] = "\n\nBEGIN { @x = ; }\n"
 	chain["unterminated.h"] = "/* open\n"
 	chain["dir.h/x"] = ""
+	chain["big.h"] = strings.Repeat("// x\n", 140000)
 	dir := writeFiles(t, chain)
 	if err := syscall.Mkfifo(filepath.Join(dir, "fifo.h"), 0o644); err != nil {
 		t.Fatal(err)
@@ -144,6 +145,9 @@ func TestIncludeErrors(t *testing.T) {
 			"self.h:1:10-18: ERROR: #include nested more than 32 deep\n#include \"self.h\"\n         ~~~~~~~~\n"},
 		{"twice over", "#include \"c0.h\"\nBEGIN { }",
 			"c11.h:2:10-17: ERROR: more than 1000 files included\n#include \"c12.h\"\n         ~~~~~~~\n"},
+		{"too large", "#include \"big.h\"\n#include \"big.h\"\nBEGIN { }",
+			"t.bt:2:10-17: ERROR: the expanded script is too large: more than 1048576 bytes\n" +
+				"#include \"big.h\"\n         ~~~~~~~\n"},
 		{"error directive", "#include \"err.h\"\nBEGIN { }",
 			"err.h:3:1-7: ERROR: #error no\n#error no\n~~~~~~\n"},
 		{"unterminated if", "#include \"open.h\"\n#endif\nBEGIN { }",
