@@ -44,13 +44,16 @@
 // ignored; '0' pads in front of the sign and of "0x"; '-' with '0' pads
 // with zeros on the right; ' ' does nothing; %p of 0 is "0"; without a
 // length modifier %d/%i convert to 32-bit int and %u/%o/%x/%X to 32-bit
-// unsigned; floating-point conversions and %n are rejected.
+// unsigned; floating-point conversions and %n are rejected. The text
+// after the last conversion prints as written, "%%" included, as in
+// bpftrace 0.17.
 //
 // # Where gtrace differs from v0.26 on purpose
 //
 // JSON strings copy bytes from 0x80 up as they are; bpftrace escapes them
-// as "\uffffffXX" (its char is signed), which is not JSON. A width that
-// does not fit an int is an error; bpftrace crashes on it. Entries with
+// as "\uffffffXX" (its char is signed), which is not JSON. A width or
+// precision above MaxWidth is an error; bpftrace crashes on those that do
+// not fit an int and pads to any other. Entries with
 // equal sort keys keep the order the runtime gives; bpftrace's std::sort
 // does the same for up to 16 entries only.
 package output

@@ -15,24 +15,31 @@ type Format struct {
 }
 
 type spec struct {
-	left, plus, alt, zero bool // flags '-', '+', '#', '0'; ' ' is parsed and ignored
-	width                 int
+	left, plus, alt, zero bool   // flags '-', '+', '#', '0'; ' ' is parsed and ignored
+	width, precision      int    // precision is parsed but not applied, as in bpftrace v0.26
 	length                string // any run of h l L j z t
 	conv                  string // d, s, rx, gr, ...
 }
 
-// maxWidth keeps a width within what bpftrace's std::stoi accepts;
-// larger widths crash bpftrace.
-const maxWidth = 1<<31 - 1
+// MaxWidth bounds widths and precisions. bpftrace crashes on those its
+// std::stoi cannot read, and pads to any other: a width of 999999999
+// wrote a gigabyte per event.
+const MaxWidth = 1<<16 - 1
+
+// ErrTooWide is returned, wrapped, for a width or precision above MaxWidth.
+var ErrTooWide = errors.New("too large")
 
 // ParseFormat parses a printf format the way bpftrace does: text that does
-// not form a conversion is kept as is, "%%" (with any flags) is a '%'.
-// It fails on conversions bpftrace parses but cannot print, such as %f.
-// bpftrace reports argument count errors before these; call Check for
-// those.
+// not form a conversion is kept as is, "%%" (with any flags) before a
+// conversion is a '%'. The text after the last conversion is printed as
+// written, "%%" included, as bpftrace 0.17 prints it. ParseFormat fails
+// on conversions bpftrace parses but cannot print, such as %f, and on
+// widths and precisions above MaxWidth. bpftrace reports argument count
+// errors before these; call Check for those.
 func ParseFormat(s string) (*Format, error) {
 	f := &Format{}
 	var text strings.Builder
+	last := 0 // where the text after the last conversion starts
 	for i := 0; i < len(s); {
 		if s[i] != '%' {
 			text.WriteByte(s[i])
@@ -46,12 +53,15 @@ func ParseFormat(s string) (*Format, error) {
 			continue
 		}
 		i += n
+		switch {
+		case sp.width > MaxWidth:
+			return nil, fmt.Errorf("format width %w: %s", ErrTooWide, s[i-n:i])
+		case sp.precision > MaxWidth:
+			return nil, fmt.Errorf("format precision %w: %s", ErrTooWide, s[i-n:i])
+		}
 		if sp.conv == "%" {
 			text.WriteByte('%')
 			continue
-		}
-		if sp.width > maxWidth {
-			return nil, fmt.Errorf("format width too large: %s", s[i-n:i])
 		}
 		if _, ok := argClasses[sp.conv]; !ok {
 			return nil, errors.New("unsupported format specifier: " + sp.conv)
@@ -59,8 +69,9 @@ func ParseFormat(s string) (*Format, error) {
 		f.fragments = append(f.fragments, text.String())
 		text.Reset()
 		f.specs = append(f.specs, sp)
+		last = i
 	}
-	f.fragments = append(f.fragments, text.String())
+	f.fragments = append(f.fragments, s[last:])
 	return f, nil
 }
 
@@ -92,18 +103,17 @@ func parseSpec(s string) (sp spec, n int, ok bool) {
 		}
 		return s[j:i], i > j
 	}
-	if w, ok := digits(); ok && w != "" {
-		sp.width = maxWidth + 1
-		if v, err := strconv.Atoi(w); err == nil && v <= maxWidth {
-			sp.width = v
-		}
+	if w, ok := digits(); ok {
+		sp.width = specNumber(w)
 	}
 	if i+1 < len(s) && s[i] == '.' {
 		save := i
 		i++
-		if _, ok := digits(); !ok {
+		p, ok := digits()
+		if !ok {
 			i = save // a '.' without digits is not part of the spec
 		}
+		sp.precision = specNumber(p)
 	}
 	j := i
 	for i < len(s) && strings.IndexByte("hlLjzt", s[i]) >= 0 {
@@ -121,6 +131,19 @@ func parseSpec(s string) (sp spec, n int, ok bool) {
 		return sp, i + 1, true
 	}
 	return spec{}, 0, false
+}
+
+// specNumber returns the value of a width or precision, 0 for none or '*',
+// and MaxWidth+1 for any value above MaxWidth.
+func specNumber(digits string) int {
+	v, err := strconv.Atoi(digits)
+	switch {
+	case digits == "":
+		return 0
+	case err != nil || v > MaxWidth:
+		return MaxWidth + 1
+	}
+	return v
 }
 
 // ArgClass is what printf needs to know of an argument's type.

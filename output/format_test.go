@@ -16,6 +16,11 @@ func TestParseFormatErrors(t *testing.T) {
 		{"%n", "unsupported format specifier: n"},
 		{"%A", "unsupported format specifier: A"},
 		{"%99999999999d", "format width too large: %99999999999d"},
+		{"%-999999999d", "format width too large: %-999999999d"},
+		{"%65536s", "format width too large: %65536s"},
+		{"%.65536d", "format precision too large: %.65536d"},
+		{"%.99999999999999999999x", "format precision too large: %.99999999999999999999x"},
+		{"%%%99999%", "format width too large: %99999%"},
 	}
 	for _, tt := range tests {
 		_, err := ParseFormat(tt.format)
@@ -94,7 +99,11 @@ func TestSprint(t *testing.T) {
 		{"%gr %gr %gr %gr %gr", []Value{Int(0x1), Int(0), Uint(0xcc0), Uint(0x100cc0), Uint(0x40000cc0)},
 			"GFP_DMA 0 GFP_KERNEL GFP_USER GFP_KERNEL|0x40000000"},
 		{"%gr", []Value{Bool(true)}, "!{invalid GFP flags conversion: true}"},
-		{"100%% %5%|%k|%", nil, "100% %|%k|%"},
+		// bpftrace 0.17 prints the text after the last conversion as written.
+		{"100%% %5%|%k|%", nil, "100%% %5%|%k|%"},
+		{"%%%\n", nil, "%%%\n"},
+		{"x%%y %5%|%d%%\n", []Value{Int(7)}, "x%y %|7%%\n"},
+		{"%d %5%|%%\n", []Value{Int(7)}, "7 %5%|%%\n"},
 		{"%*d|%.*d", []Value{Int(1), Int(2)}, "1|2"},
 		{"%d and %d", []Value{Int(1)}, "1"}, // bpftrace prints the last fragment only
 	}
@@ -113,6 +122,7 @@ func FuzzParseFormat(f *testing.F) {
 	for _, s := range []string{
 		"", "%", "%%", "%d", "%-+ #05.3lld", "%5%", "%*.*s", "%rx%rh%r%gr%g", "%hhu %zu %jx %tX",
 		"%0-5d", "%.d", "%5.", "100%", "%k %q %", "%99999999999d", "%s\n", "%lLhjzt d",
+		"%%%\n", "x%%y %d%%", "%-999999999d", "%.65536d", "%65535%",
 	} {
 		f.Add(s)
 	}
@@ -139,4 +149,14 @@ func FuzzParseFormat(f *testing.F) {
 			t.Errorf("Sprint(%q) = %q adds %%", s, out)
 		}
 	})
+}
+
+func TestMaxWidth(t *testing.T) {
+	f, err := ParseFormat("%-65535d|")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := f.Sprint([]Value{Int(1)}); len(got) != MaxWidth+1 || !strings.HasPrefix(got, "1 ") {
+		t.Errorf("Sprint gave %d bytes starting %.5q, want %d", len(got), got, MaxWidth+1)
+	}
 }

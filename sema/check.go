@@ -115,7 +115,18 @@ type checker struct {
 	scopes []map[string]*Variable
 	loops  int
 	ctypes cTypes
+	// unrolled is how many copies of the statements being checked the
+	// enclosing unrolls make, 0 outside any; unrolledNodes counts the
+	// nodes that unrolls have made so far in unrolledProg.
+	unrolled      int64
+	unrolledNodes int64
+	unrolledProg  *Prog
 }
+
+// maxUnrolledNodes bounds the statements and expressions that unrolls
+// make in one probe. Three nested unroll(100) made a million copies,
+// which took codegen 38 s and 4.5 GB and could never load.
+const maxUnrolledNodes = 100000
 
 // sorted returns the diagnostics in source order, each once: a probe with
 // several attach points is checked once for each.
@@ -356,7 +367,13 @@ func (c *checker) stmt(s ast.Stmt) {
 		} else if n < 1 || n > 100 {
 			c.errorf(s.Count, "unroll count must be between 1 and 100")
 		}
+		outer := c.unrolled
+		if ok && n >= 1 && n <= 100 && !c.quiet {
+			c.unrolled = max(outer, 1) * n
+			c.countUnrolled(s)
+		}
 		c.block(s.Body)
+		c.unrolled = outer
 	case *ast.ForStmt:
 		c.forStmt(s)
 	case *ast.JumpStmt:
@@ -365,6 +382,28 @@ func (c *checker) stmt(s ast.Stmt) {
 		}
 	default:
 		c.errorf(s, "unsupported statement")
+	}
+}
+
+// countUnrolled adds the nodes that unroll s makes of its body, but for
+// those of unrolls nested in it, which count their own, and reports the
+// unroll that takes the probe past maxUnrolledNodes. Each node is
+// counted once: counting a whole nested body at each level would take
+// time quadratic in the nesting.
+func (c *checker) countUnrolled(s *ast.UnrollStmt) {
+	if c.unrolledProg != c.prog {
+		c.unrolledProg, c.unrolledNodes = c.prog, 0
+	}
+	var nodes int64
+	ast.Inspect(s.Body, func(n ast.Node) bool {
+		nodes++
+		_, nested := n.(*ast.UnrollStmt)
+		return !nested
+	})
+	before := c.unrolledNodes
+	c.unrolledNodes += nodes * c.unrolled
+	if before <= maxUnrolledNodes && c.unrolledNodes > maxUnrolledNodes {
+		c.errorf(s.Count, "unrolled code is too large: more than %d statements and expressions in this probe", maxUnrolledNodes)
 	}
 }
 

@@ -1,6 +1,7 @@
 package sema
 
 import (
+	"errors"
 	"strings"
 
 	"gtrace/lang/ast"
@@ -12,7 +13,11 @@ import (
 func (c *checker) checkFormat(call *ast.Call, format *ast.StrLit, types []*Type) {
 	f, err := output.ParseFormat(format.Value)
 	if err != nil {
-		c.errorf(call, "%s: %s", call.Name, capitalize(err.Error()))
+		at := ast.Node(call)
+		if errors.Is(err, output.ErrTooWide) {
+			at = format // the call is fine, only its format is not
+		}
+		c.errorf(at, "%s: %s", call.Name, capitalize(err.Error()))
 		return
 	}
 	args := make([]output.Arg, len(types))

@@ -19,6 +19,8 @@ func FuzzCheck(f *testing.F) {
 		`interval:s:1 { @ = count(); print(@, 10, 2); zero(@); }`,
 		`BEGIN { @x += 1; @x++; --@x; $y -= 2; $y <<= 1; }`,
 		`BEGIN { unroll(3) { @u = sizeof(int32); } exit((int8)-1); }`,
+		`BEGIN { unroll(100) { unroll(100) { unroll(100) { @x++; } } } unroll(2) { $y = 1; } }`,
+		`BEGIN { printf("%-999999999d %.70000s %%%\n", 1, "a"); }`,
 		`BEGIN { $p = (struct pair *)0; @x = $p->in.y + $p->c->a + offsetof(struct pair, b) + PAIR_B; $q = &$p->in; print(*$q); }`,
 		`BEGIN { for ($kv : @m) { @n[$kv.0] = len(@m); } for ($i : 0..3) { printf("%s
 ", strftime("%H", nsecs)); } @m[1] = 2; }`,

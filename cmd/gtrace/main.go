@@ -42,6 +42,7 @@ OPTIONS:
     -l [SEARCH]    list probes matching SEARCH (tracepoints, raw tracepoints, software and hardware events)
     -lv [SEARCH]   list probes with their arguments
     -c CMD         run CMD, set cpid, and exit when it exits
+    -I DIR         add DIR to the directories searched by #include
     -p PID         trace only process PID; exit when it exits
     -f FORMAT      output format: text (default) or json
     -o FILE        write output to FILE
@@ -80,6 +81,7 @@ type options struct {
 	debug             debugStages
 	dryRun, unsafe    bool
 	stats             bool
+	includeDirs       []string
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -167,6 +169,12 @@ func parseArgs(args []string) (*options, error) {
 			if o.command, err = value(); err == nil && strings.TrimSpace(o.command) == "" {
 				err = errors.New("USAGE: -c needs a command to run, got an empty one")
 			}
+		case a == "-I":
+			var dir string
+			dir, err = value()
+			o.includeDirs = append(o.includeDirs, dir)
+		case strings.HasPrefix(a, "-I"):
+			o.includeDirs = append(o.includeDirs, a[2:])
 		case a == "-p":
 			var s string
 			if s, err = value(); err == nil {
@@ -340,7 +348,7 @@ func trace(o *options, stdout, stderr io.Writer) error {
 		}
 	}
 	file := token.NewFile(name, src)
-	pre, errs := cpp.Preprocess(file)
+	pre, errs := cpp.Preprocess(file, &cpp.Options{IncludeDirs: o.includeDirs})
 	if errs.HasErrors() {
 		diag.Render(stderr, file, errs)
 		return exitCode(1)

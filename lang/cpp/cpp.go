@@ -3,6 +3,9 @@ package cpp
 import (
 	"bytes"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"gtrace/lang/diag"
@@ -24,7 +27,19 @@ const (
 	maxExpansions = 1 << 18
 	// maxExprDepth bounds the nesting of an #if expression.
 	maxExprDepth = 100
+	// maxIncludeDepth bounds the nesting of #include, and maxIncludes the
+	// files read in all, since a header that includes itself twice would
+	// otherwise be read 2^depth times.
+	maxIncludeDepth = 32
+	maxIncludes     = 1000
 )
+
+// Options are the preprocessor's settings.
+type Options struct {
+	// IncludeDirs are searched in order for #include <FILE>, and for
+	// #include "FILE" after the directory of the including file.
+	IncludeDirs []string
+}
 
 // Result is a preprocessed script.
 type Result struct {
@@ -34,13 +49,18 @@ type Result struct {
 	// the quotes or angle brackets, for later work with kernel types.
 	Includes []string
 	segs     []segment
+	source   *token.File // the original source
 }
 
 // A segment is one replaced span: the expansion at [out, outEnd) of the
 // expanded source stands for the invocation at [in, inEnd) of the original.
-// Outside segments, the two texts are the same.
+// Outside segments, the two texts are the same. The segment of an
+// #include starts with the included file's expanded text, of length
+// incLen, whose spans inc maps back to that file.
 type segment struct {
 	out, outEnd, in, inEnd int
+	inc                    *Result
+	incLen                 int
 }
 
 // macro is a #define.
@@ -69,15 +89,14 @@ type directive struct {
 // bailout unwinds the whole run: too many errors, or a guard tripped.
 type bailout struct{}
 
+// pp preprocesses one file: the script, or a file it includes.
 type pp struct {
-	src    []byte // the original source
-	buf    []byte // src with directives and skipped groups turned to spaces
-	sc     scanner.Scanner
-	errs   diag.List
-	macros map[string]*macro
-	active map[string]int // macros being expanded, which must not recurse
-	calls  int            // macro invocations so far
-	conds  []cond
+	*shared
+	src   []byte // the original source
+	buf   []byte // src with directives and skipped groups turned to spaces
+	sc    scanner.Scanner
+	conds []cond
+	depth int // how deeply this file is included, 0 for the script
 
 	out      bytes.Buffer
 	copied   int // how much of buf has gone to out
@@ -85,32 +104,51 @@ type pp struct {
 	scanErrs diag.List // the parser reports these on the expanded source
 }
 
-// Preprocess runs the preprocessor over f. It always returns a result;
-// the list holds the errors, positioned in f.
-func Preprocess(f *token.File) (res *Result, errs diag.List) {
-	p := &pp{
-		src:    f.Src,
-		buf:    bytes.Clone(f.Src),
-		macros: map[string]*macro{},
-		active: map[string]int{},
-		res:    &Result{},
+// shared is the state of a run that included files share with the script.
+type shared struct {
+	opts     *Options
+	errs     diag.List
+	macros   map[string]*macro
+	active   map[string]int // macros being expanded, which must not recurse
+	calls    int            // macro invocations so far
+	includes int            // files included so far
+}
+
+// Preprocess runs the preprocessor over f; opts may be nil. It always
+// returns a result; the list holds the errors, positioned in f or, with
+// their File set, in a file it includes.
+func Preprocess(f *token.File, opts *Options) (res *Result, errs diag.List) {
+	if opts == nil {
+		opts = &Options{}
 	}
+	sh := &shared{opts: opts, macros: map[string]*macro{}, active: map[string]int{}}
 	// bpftrace passes -DBPFTRACE_HAVE_BTF to clang when the kernel has BTF,
 	// which gtrace needs anyway.
-	p.macros["BPFTRACE_HAVE_BTF"] = &macro{name: "BPFTRACE_HAVE_BTF", body: []tok{{kind: tNumber, text: "1"}}}
+	sh.macros["BPFTRACE_HAVE_BTF"] = &macro{name: "BPFTRACE_HAVE_BTF", body: []tok{{kind: tNumber, text: "1"}}}
+	p := newPP(sh, f, 0)
 	defer func() {
 		if r := recover(); r != nil {
 			if _, ok := r.(bailout); !ok {
 				panic(r)
 			}
 		}
-		p.copyTo(len(p.buf))
-		p.res.File = token.NewFile(f.Name, p.out.Bytes())
+		p.finish()
 		p.errs.Sort()
 		res, errs = p.res, p.errs
 	}()
-	p.run(f.Name)
+	p.run()
 	return p.res, p.errs
+}
+
+func newPP(sh *shared, f *token.File, depth int) *pp {
+	return &pp{shared: sh, src: f.Src, buf: bytes.Clone(f.Src), depth: depth, res: &Result{source: f}}
+}
+
+// finish copies the rest of the source to the output, once run returned
+// or bailed out.
+func (p *pp) finish() {
+	p.copyTo(len(p.buf))
+	p.res.File = token.NewFile(p.res.source.Name, p.out.Bytes())
 }
 
 func (p *pp) errorf(sp token.Span, format string, args ...any) {
@@ -130,8 +168,8 @@ func (p *pp) fatalf(sp token.Span, format string, args ...any) {
 // knows where attach points, strings and comments are. The scanner reads
 // buf as it goes, so the directive lines and skipped groups that are
 // blanked ahead of it are only spaces when it gets there.
-func (p *pp) run(name string) {
-	p.sc.Init(token.NewFile(name, p.buf), &p.scanErrs)
+func (p *pp) run() {
+	p.sc.Init(token.NewFile(p.res.source.Name, p.buf), &p.scanErrs)
 	for {
 		kind, lit, sp := p.sc.Scan()
 		switch {
@@ -338,9 +376,10 @@ func commentAfter(line []byte, inComment bool) bool {
 
 func (p *pp) include(d directive) {
 	var header string
+	quoted := false
 	switch {
 	case len(d.toks) == 1 && d.toks[0].kind == tString && d.toks[0].text[0] == '"':
-		header = strings.Trim(d.toks[0].text, `"`)
+		header, quoted = strings.Trim(d.toks[0].text, `"`), true
 	case len(d.toks) >= 2 && d.toks[0].text == "<" && d.toks[len(d.toks)-1].text == ">":
 		header = string(p.src[d.toks[0].span.End:d.toks[len(d.toks)-1].span.Start])
 	default:
@@ -348,6 +387,19 @@ func (p *pp) include(d directive) {
 		return
 	}
 	p.res.Includes = append(p.res.Includes, header)
+	name := token.Span{Start: d.toks[0].span.Start, End: d.toks[len(d.toks)-1].span.End}
+	if path, ok := p.findInclude(header, quoted); ok {
+		p.includeFile(d, name, path)
+		return
+	}
+	if !knownHeader(header) {
+		where := "the -I directories"
+		if quoted {
+			where = filepath.Dir(p.res.source.Name) + " or " + where
+		}
+		p.errorf(name, "'%s' file not found in %s, nor a system header gtrace knows", header, where)
+		return
+	}
 	for _, c := range headerConstants(header) {
 		if p.macros[c.name] != nil {
 			continue // the script's own #define comes first
@@ -358,6 +410,149 @@ func (p *pp) include(d directive) {
 		}
 		p.macros[c.name] = &macro{name: c.name, body: []tok{{kind: tNumber, text: text}}}
 	}
+}
+
+// findInclude looks for an included file as bpftrace's clang does: a
+// quoted name in the including file's directory first, then quoted and
+// angled names alike in the -I directories.
+func (p *pp) findInclude(header string, quoted bool) (string, bool) {
+	found := func(path string) bool {
+		fi, err := os.Stat(path)
+		return err == nil && !fi.IsDir()
+	}
+	if filepath.IsAbs(header) {
+		return header, found(header)
+	}
+	var dirs []string
+	if quoted {
+		dirs = append(dirs, filepath.Dir(p.res.source.Name))
+	}
+	for _, dir := range append(dirs, p.opts.IncludeDirs...) {
+		if path := filepath.Join(dir, header); found(path) {
+			return path, true
+		}
+	}
+	return "", false
+}
+
+// includeFile preprocesses the file at path, which directive d includes,
+// and puts its expanded text, made one line, in place of d.
+func (p *pp) includeFile(d directive, name token.Span, path string) {
+	p.includes++
+	switch {
+	case p.depth >= maxIncludeDepth:
+		p.fatalf(name, "#include nested more than %d deep", maxIncludeDepth)
+	case p.includes > maxIncludes:
+		p.fatalf(name, "more than %d files included", maxIncludes)
+	}
+	src, err := readInclude(path)
+	if err != nil {
+		p.errorf(name, "cannot read the included file: %v", err)
+		return
+	}
+	q := p.preprocessIncluded(token.NewFile(path, src))
+	p.res.Includes = append(p.res.Includes, q.res.Includes...)
+
+	text := flatten(q.out.Bytes())
+	start, end := int(d.at.Start), d.end
+	p.copyTo(start)
+	seg := segment{out: p.out.Len(), in: start, inEnd: end, inc: q.res, incLen: len(text)}
+	p.out.Write(text)
+	p.out.Write(p.buf[start:end]) // the blanked directive, with its lines
+	seg.outEnd = p.out.Len()
+	p.res.segs = append(p.res.segs, seg)
+	p.copied = end
+	if p.out.Len() > maxOutput {
+		p.fatalf(name, "the expanded script is too large: more than %d bytes", maxOutput)
+	}
+}
+
+// preprocessIncluded preprocesses f, a file that p includes, and puts
+// the errors found in it in f, also when a guard stops the whole run.
+func (p *pp) preprocessIncluded(f *token.File) *pp {
+	q := newPP(p.shared, f, p.depth+1)
+	n := len(p.errs)
+	defer func() {
+		// Errors in files that f includes are already in theirs.
+		for _, e := range p.errs[n:] {
+			if e.File == nil {
+				e.File = f
+			}
+		}
+	}()
+	q.run()
+	q.finish()
+	return q
+}
+
+// readInclude reads an included file, which must be a regular file of at
+// most maxOutput bytes: not a FIFO that would block, nor /dev/zero.
+func readInclude(path string) ([]byte, error) {
+	if fi, err := os.Stat(path); err != nil {
+		return nil, err
+	} else if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	src, err := io.ReadAll(io.LimitReader(f, maxOutput+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(src) > maxOutput {
+		return nil, fmt.Errorf("%s is larger than %d bytes", path, maxOutput)
+	}
+	return src, nil
+}
+
+// flatten turns the expanded text of an included file into one line of
+// the same length, so that the script keeps its lines and offsets in the
+// text stay offsets in the file's expansion: comments and line breaks
+// become spaces. An unterminated comment is kept, for the parser to
+// report.
+func flatten(src []byte) []byte {
+	b := bytes.Clone(src)
+	for i := 0; i < len(b); {
+		switch {
+		case b[i] == '"' || b[i] == '\'':
+			end := quoteEnd(b, i)
+			for ; i < end; i++ {
+				if b[i] == '\n' {
+					b[i] = ' '
+				}
+			}
+		case b[i] == '/' && i+1 < len(b) && b[i+1] == '/':
+			for ; i < len(b) && b[i] != '\n'; i++ {
+				if b[i] == '\\' && i+1 < len(b) && b[i+1] == '\n' {
+					b[i] = ' '
+					i++
+				}
+				b[i] = ' '
+			}
+		case b[i] == '/' && i+1 < len(b) && b[i+1] == '*':
+			end := bytes.Index(b[i+2:], []byte("*/"))
+			if end < 0 {
+				for ; i < len(b); i++ {
+					if b[i] == '\n' {
+						b[i] = ' '
+					}
+				}
+				return b
+			}
+			for end += i + 4; i < end; i++ {
+				b[i] = ' '
+			}
+		default:
+			if b[i] == '\n' {
+				b[i] = ' '
+			}
+			i++
+		}
+	}
+	return b
 }
 
 func (p *pp) define(d directive) {

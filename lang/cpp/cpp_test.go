@@ -16,7 +16,7 @@ import (
 func preprocess(t *testing.T, src string) (out, errs string) {
 	t.Helper()
 	f := token.NewFile("stdin", []byte(src))
-	res, list := Preprocess(f)
+	res, list := Preprocess(f, nil)
 	var b strings.Builder
 	diag.Render(&b, f, list)
 	if got, want := strings.Count(string(res.File.Src), "\n"), strings.Count(src, "\n"); got != want && len(list) == 0 {
@@ -87,7 +87,7 @@ func TestDirectives(t *testing.T) {
 		{"include in quotes", "#include \"linux/sched.h\"\nBEGIN { @x = TASK_RUNNING; }", "\nBEGIN { @x = 0; }"},
 		{"include through another header", "#include <sys/socket.h>\nBEGIN { @x = AF_INET6; }", "\nBEGIN { @x = 10; }"},
 		{"constant without include", "BEGIN { @x = TASK_RUNNING; }", "BEGIN { @x = TASK_RUNNING; }"},
-		{"unknown header", "#include <linux/blkdev.h>\nBEGIN { }", "\nBEGIN { }"},
+		{"header for types only", "#include <linux/blkdev.h>\nBEGIN { }", "\nBEGIN { }"},
 		{"own define wins", "#define AF_INET 99\n#include <sys/socket.h>\nBEGIN { @x = AF_INET; }", "\n\nBEGIN { @x = 99; }"},
 		{"negative constant", "#include <linux/fcntl.h>\nBEGIN { @x = 1-AT_FDCWD; }", "\nBEGIN { @x = 1-(-100); }"},
 		{"null directive", "#\nBEGIN { }", "\nBEGIN { }"},
@@ -123,7 +123,7 @@ func TestDirectives(t *testing.T) {
 
 func TestIncludes(t *testing.T) {
 	src := "#include <linux/sched.h>\n#if 0\n#include <linux/fs.h>\n#endif\n#include \"net/sock.h\"\nBEGIN { }"
-	res, errs := Preprocess(token.NewFile("stdin", []byte(src)))
+	res, errs := Preprocess(token.NewFile("stdin", []byte(src)), nil)
 	if len(errs) != 0 {
 		t.Fatal(errs)
 	}
@@ -284,7 +284,7 @@ func TestErrors(t *testing.T) {
 // TestTooManyErrors checks that preprocessing stops after maxErrors errors.
 func TestTooManyErrors(t *testing.T) {
 	src := strings.Repeat("#bad\n", 2*maxErrors)
-	_, errs := Preprocess(token.NewFile("stdin", []byte(src)))
+	_, errs := Preprocess(token.NewFile("stdin", []byte(src)), nil)
 	if len(errs) != maxErrors {
 		t.Errorf("got %d errors, want %d", len(errs), maxErrors)
 	}
@@ -398,7 +398,7 @@ func TestPositions(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := token.NewFile("stdin", []byte(tt.src))
-			res, errs := Preprocess(f)
+			res, errs := Preprocess(f, nil)
 			if len(errs) > 0 {
 				t.Fatal(errs)
 			}
@@ -415,7 +415,7 @@ func TestPositions(t *testing.T) {
 func TestSpan(t *testing.T) {
 	// "LONG" is at 0..4 of line, after "BEGIN{", and expands to 11 bytes.
 	src := "#define LONG 1234567890X\nBEGIN{LONG + ab}"
-	res, errs := Preprocess(token.NewFile("stdin", []byte(src)))
+	res, errs := Preprocess(token.NewFile("stdin", []byte(src)), nil)
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}

@@ -34,12 +34,15 @@ func FuzzPreprocess(f *testing.F) {
 		"#if (((1)))\n#endif\n#if 1 ? 2 : 3\n#endif",
 		"#define NEG -1\nBEGIN { @x = 1-NEG; }",
 		"#undef\n#define\n#include\n#if\n#elif\n#else\n#endif",
+		"#include \"nosuch.h\"\n#include <lol/no.h>\n#include </dev/null>\nBEGIN { }",
+		"#include <linux/blkdev.h>\n#include \"testdata\"\nBEGIN { }",
+		"#include \"doc.go\"\nBEGIN { }",
 	} {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, src string) {
 		file := token.NewFile("fuzz.bt", []byte(src))
-		res, errs := Preprocess(file)
+		res, errs := Preprocess(file, nil)
 		out := string(res.File.Src)
 		if len(errs) > 0 {
 			return
@@ -60,8 +63,12 @@ func FuzzPreprocess(f *testing.F) {
 		}
 		_, perrs := parser.ParseFile(res.File)
 		for _, e := range res.Errors(perrs) {
-			if e.Span.Start < 0 || e.Span.End < e.Span.Start || int(e.Span.End) > len(src) {
-				t.Fatalf("error %q at %v, outside the %d bytes of source", e.Msg, e.Span, len(src))
+			size := len(src)
+			if e.File != nil {
+				size = len(e.File.Src) // an included file
+			}
+			if e.Span.Start < 0 || e.Span.End < e.Span.Start || int(e.Span.End) > size {
+				t.Fatalf("error %q at %v, outside the %d bytes of its source", e.Msg, e.Span, size)
 			}
 		}
 	})

@@ -1,8 +1,8 @@
 package cpp
 
 // A constant is a macro (or enum constant) that scripts take from a kernel
-// or libc header. gtrace reads no headers, so these values are written
-// down here: the values on Linux x86_64, as of Linux 6.x. Only constants
+// or libc header. gtrace reads no system headers, so these values are
+// written down here: the values on Linux x86_64, as of Linux 6.x. Only constants
 // whose value has not changed since Linux 4.x are listed, so the table
 // holds for any kernel gtrace runs on.
 type constant struct {
@@ -239,4 +239,34 @@ func headerConstants(header string) []constant {
 		}
 	}
 	return out
+}
+
+// typeHeaders are kernel headers that scripts include for their types,
+// which gtrace takes from BTF, and that define no constant of the table.
+// Debian's bpftrace tools include the first ones.
+var typeHeaders = map[string]bool{
+	"linux/bio.h": true, "linux/blk-mq.h": true, "linux/blkdev.h": true,
+	"linux/genhd.h": true, "linux/oom.h": true, "linux/skbuff.h": true,
+	"linux/dcache.h": true, "linux/file.h": true, "linux/in.h": true,
+	"linux/in6.h": true, "linux/ip.h": true, "linux/ipv6.h": true,
+	"linux/kernel.h": true, "linux/mm.h": true, "linux/mm_types.h": true,
+	"linux/mount.h": true, "linux/netdevice.h": true, "linux/nsproxy.h": true,
+	"linux/path.h": true, "linux/pid_namespace.h": true, "linux/ptrace.h": true,
+	"linux/types.h": true, "linux/udp.h": true, "linux/utsname.h": true,
+	"net/inet_sock.h": true, "net/ipv6.h": true, "net/net_namespace.h": true,
+}
+
+// knownHeader reports whether #include <header> may name no file: the
+// header is in the table, or brings in headers that are, or is one of
+// typeHeaders.
+func knownHeader(header string) bool {
+	if typeHeaders[header] || includes[header] != nil {
+		return true
+	}
+	for _, c := range constants {
+		if c.header == header {
+			return true
+		}
+	}
+	return false
 }

@@ -47,13 +47,33 @@ func (r *Result) pos(off int, isEnd bool) int {
 }
 
 // Errors returns errs, diagnostics of the expanded source, with their spans
-// mapped back to the original source.
+// mapped back to the original source, or to the included file they are in.
 func (r *Result) Errors(errs diag.List) diag.List {
 	out := make(diag.List, len(errs))
 	for i, e := range errs {
 		c := *e
-		c.Span = r.Span(e.Span)
+		c.File, c.Span = r.locate(e.Span)
 		out[i] = &c
 	}
 	return out
+}
+
+// locate maps sp as Span does, except that a span starting in the text of
+// an included file maps to that file, which it returns; it returns nil
+// for the original source.
+func (r *Result) locate(sp token.Span) (*token.File, token.Span) {
+	i := sort.Search(len(r.segs), func(i int) bool { return r.segs[i].out > int(sp.Start) }) - 1
+	if sp.Start == token.NoPos || i < 0 {
+		return nil, r.Span(sp)
+	}
+	s := r.segs[i]
+	if s.inc == nil || int(sp.Start) >= s.out+s.incLen {
+		return nil, r.Span(sp)
+	}
+	in := token.Span{Start: sp.Start - token.Pos(s.out), End: min(sp.End, token.Pos(s.out+s.incLen)) - token.Pos(s.out)}
+	f, in := s.inc.locate(in)
+	if f == nil {
+		f = s.inc.source
+	}
+	return f, in
 }

@@ -27,7 +27,7 @@ func TestDebianTools(t *testing.T) {
 				t.Fatal(err)
 			}
 			f := token.NewFile(path, src)
-			res, errs := Preprocess(f)
+			res, errs := Preprocess(f, nil)
 			if len(errs) == 0 {
 				var perrs diag.List
 				_, perrs = parser.ParseFile(res.File)

@@ -14,6 +14,9 @@ type Error struct {
 	Span    token.Span
 	Msg     string
 	Warning bool
+	// File, when set, is the file Span is in, such as an included
+	// header, in place of the one given to Render.
+	File *token.File
 }
 
 func (e *Error) Error() string { return e.Msg }
@@ -95,6 +98,9 @@ func render(w io.Writer, f *token.File, e *Error) {
 	kind := "ERROR"
 	if e.Warning {
 		kind = "WARNING"
+	}
+	if e.File != nil {
+		f = e.File
 	}
 	if e.Span.Start == token.NoPos || f == nil {
 		fmt.Fprintf(w, "%s: %s\n", kind, e.Msg)

@@ -43,6 +43,18 @@ x.bt:2:2-4: WARNING: unused map @x
 	}
 }
 
+func TestRenderOtherFile(t *testing.T) {
+	f := token.NewFile("x.bt", []byte("#include \"h.h\"\n"))
+	h := token.NewFile("dir/h.h", []byte("// h\nstruct s { x };\n"))
+	l := List{{Span: span(16, 17), Msg: "bad", File: h}}
+	var b bytes.Buffer
+	Render(&b, f, l)
+	want := "dir/h.h:2:12-13: ERROR: bad\nstruct s { x };\n           ~\n"
+	if got := b.String(); got != want {
+		t.Errorf("Render:\n%s\nwant:\n%s", got, want)
+	}
+}
+
 func TestList(t *testing.T) {
 	var l List
 	if l.Err() != nil {

@@ -92,7 +92,7 @@ func (s *Scanner) skipSpace() {
 				s.off++
 			}
 		case c == '/' && s.peek(1) == '*':
-			end := strings.Index(string(s.src[s.off+2:]), "*/")
+			end := bytes.Index(s.src[s.off+2:], []byte("*/"))
 			if end < 0 {
 				s.errorf(s.off, len(s.src), "end of file during comment")
 				s.off = len(s.src)

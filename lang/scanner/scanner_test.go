@@ -148,3 +148,24 @@ func FuzzScanner(f *testing.F) {
 		scanAll(t, src)
 	})
 }
+
+// manyComments is a probe whose body holds n block comments.
+func manyComments(n int) string {
+	return "BEGIN { " + strings.Repeat("/* */ ", n) + "exit(); }"
+}
+
+// TestManyComments checks that a script of many block comments scans to
+// the end: each comment used to copy the rest of the source.
+func TestManyComments(t *testing.T) {
+	got, errs := scanAll(t, manyComments(80000))
+	if want := "probe(BEGIN) { ident(exit) ( ) ; }"; got != want || errs != "" {
+		t.Errorf("got %s, want %s; errors: %s", got, want, errs)
+	}
+}
+
+func BenchmarkBlockComments(b *testing.B) {
+	src := manyComments(80000)
+	for i := 0; i < b.N; i++ {
+		scanAll(b, src)
+	}
+}
