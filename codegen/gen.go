@@ -230,22 +230,17 @@ func (g *gen) program() (asm.Instructions, *diag.Error) {
 // them exits (see runtime/keeper.go). The flag is read by its address,
 // which the JIT makes a constant: no helper call until it is raised.
 func stopCheck(slot int32, running, exit string) asm.Instructions {
-	return asm.Instructions{
+	insns := asm.Instructions{
 		asm.LoadMapValue(asm.R1, 0, globalStopped).WithReference(mapGlobals),
 		asm.LoadMem(asm.R1, asm.R1, 0, asm.DWord),
 		asm.JEq.Imm(asm.R1, 0, running),
-		asm.Mov.Imm(asm.R1, slot),
-		asm.StoreMem(asm.RFP, -8, asm.R1, asm.Word),
-		asm.LoadMapPtr(asm.R1, 0).WithReference(mapStopped),
-		asm.Mov.Reg(asm.R2, asm.RFP),
-		asm.Add.Imm(asm.R2, -8),
-		asm.FnMapLookupElem.Call(),
-		asm.JEq.Imm(asm.R0, 0, exit),
+	}
+	return append(append(insns, indexLookup(mapStopped, slot, exit)...),
 		asm.LoadMem(asm.R1, asm.R0, 0, asm.DWord),
 		asm.Add.Imm(asm.R1, 1),
 		asm.StoreMem(asm.R0, 0, asm.R1, asm.DWord),
 		asm.Ja.Label(exit),
-	}
+	)
 }
 
 // usesReg says whether any of insns reads or writes reg.
@@ -266,17 +261,23 @@ func (g *gen) findScratch(fail string) {
 }
 
 // lookupIndex leaves in R0 a pointer to entry index of the array map
-// name, or jumps to missing. The key goes through the spare slot at -8.
+// name, or jumps to missing.
 func (g *gen) lookupIndex(name string, index int, missing string) {
-	g.emit(
-		asm.Mov.Imm(asm.R1, int32(index)),
+	g.emit(indexLookup(name, int32(index), missing)...)
+}
+
+// indexLookup is lookupIndex's code, for programs built without a gen.
+// The key goes through the spare slot at -8.
+func indexLookup(name string, index int32, missing string) asm.Instructions {
+	return asm.Instructions{
+		asm.Mov.Imm(asm.R1, index),
 		asm.StoreMem(asm.RFP, -8, asm.R1, asm.Word),
 		asm.LoadMapPtr(asm.R1, 0).WithReference(name),
 		asm.Mov.Reg(asm.R2, asm.RFP),
 		asm.Add.Imm(asm.R2, -8),
 		asm.FnMapLookupElem.Call(),
 		asm.JEq.Imm(asm.R0, 0, missing),
-	)
+	}
 }
 
 // reserveVars gives every integer variable its own BPF stack slot for

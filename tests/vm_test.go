@@ -173,30 +173,28 @@ section() {
 	emit "$name" $? /tmp/out /tmp/err
 }
 
-# wait_detached waits until no kprobe is registered.
-wait_detached() {
+# wait_for TEST MESSAGE runs the shell test TEST every 0.1 s until it
+# holds, for at most 60 s, then says MESSAGE.
+wait_for() {
 	i=0
-	while [ -n "$(cat $kprobes)" ]; do
+	while ! eval "$1"; do
 		i=$((i + 1))
 		if [ $i -gt 600 ]; then
-			echo "kprobes still registered after 60 s"
+			echo "$2 after 60 s"
 			return 1
 		fi
 		sleep 0.1
 	done
 }
 
+# wait_detached waits until no kprobe is registered.
+wait_detached() {
+	wait_for '[ -z "$(cat $kprobes)" ]' "kprobes still registered"
+}
+
 # wait_links PID N waits until process PID holds N BPF links.
 wait_links() {
-	i=0
-	while [ "$(grep -l '^link_type:' /proc/$1/fdinfo/* 2>/dev/null | wc -l)" -lt $2 ]; do
-		i=$((i + 1))
-		if [ $i -gt 600 ]; then
-			echo "process $1 has not attached $2 links after 60 s"
-			return 1
-		fi
-		sleep 0.1
-	done
+	wait_for "[ \$(grep -l '^link_type:' /proc/$1/fdinfo/* 2>/dev/null | wc -l) -ge $2 ]" "process $1 has not attached $2 links"
 }
 `
 
