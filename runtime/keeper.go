@@ -156,7 +156,9 @@ func keep(conn, pidfd int) {
 			break
 		}
 	}
-	_ = links // released by the kernel as this process exits
+	// The links are released by the kernel as this process exits; until
+	// then no finalizer may close them.
+	goruntime.KeepAlive(links)
 }
 
 // keeper is gtrace's end of a keeper process.
