@@ -22,9 +22,8 @@ const holdScript = `kill -STOP $$ || exit 1; exec "$0" "$@"`
 
 // Child is a -c command held back until every probe is attached.
 type Child struct {
-	Pid  int
-	cmd  *exec.Cmd
-	done chan struct{}
+	Pid int
+	cmd *exec.Cmd
 }
 
 // StartChild starts command, stopped before it execs.
@@ -44,12 +43,7 @@ func StartChild(command string) (*Child, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("-c: %w", err)
 	}
-	c := &Child{Pid: cmd.Process.Pid, cmd: cmd, done: make(chan struct{})}
-	go func() {
-		cmd.Wait()
-		close(c.done)
-	}()
-	return c, nil
+	return &Child{Pid: cmd.Process.Pid, cmd: cmd}, nil
 }
 
 // Release lets the child exec its command: it waits until the shell has
@@ -65,35 +59,30 @@ func (c *Child) Release() {
 	unix.Kill(c.Pid, unix.SIGCONT)
 }
 
-// Done is closed when the child has exited.
-func (c *Child) Done() <-chan struct{} { return c.done }
+// Wait returns when the child has exited, and reaps it.
+func (c *Child) Wait() { c.cmd.Wait() }
 
 // Kill ends a child that has not been released or has not finished.
 func (c *Child) Kill() {
 	c.cmd.Process.Kill()
 }
 
-// WatchPid returns a channel closed when process pid has exited.
-func WatchPid(pid int) <-chan struct{} {
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		// A pidfd becomes readable when the process ends, before its
-		// parent reaps it; kill(pid, 0) would still find the zombie.
-		fd, err := unix.PidfdOpen(pid, 0)
-		if err != nil {
-			for unix.Kill(pid, 0) == nil {
-				time.Sleep(100 * time.Millisecond)
-			}
+// WaitPid returns when process pid has exited.
+func WaitPid(pid int) {
+	// A pidfd becomes readable when the process ends, before its
+	// parent reaps it; kill(pid, 0) would still find the zombie.
+	fd, err := unix.PidfdOpen(pid, 0)
+	if err != nil {
+		for unix.Kill(pid, 0) == nil {
+			time.Sleep(100 * time.Millisecond)
+		}
+		return
+	}
+	defer unix.Close(fd)
+	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+	for {
+		if _, err := unix.Poll(fds, -1); err != unix.EINTR {
 			return
 		}
-		defer unix.Close(fd)
-		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
-		for {
-			if _, err := unix.Poll(fds, -1); err != unix.EINTR {
-				return
-			}
-		}
-	}()
-	return done
+	}
 }

@@ -52,9 +52,10 @@ type Options struct {
 	// limited to it: a child's children run the same libraries.
 	Cpid int
 	// Attached is called once every probe is attached, to let a -c
-	// child go; Done, when it closes, ends tracing as exit() does.
+	// child go; Wait, which returns when the child or the -p process
+	// has ended, ends tracing as exit() does when it returns.
 	Attached func()
-	Done     <-chan struct{}
+	Wait     func()
 	// Flush, if set, writes out what the Printer buffers. It is called
 	// whenever the ring buffer is empty, so that output is batched
 	// while events pour in and still appears as soon as they stop.
@@ -90,6 +91,8 @@ type run struct {
 
 	// stopping is raised by the first signal: no more probes attach.
 	stopping atomic.Bool
+	// ended is raised when the -c child or the -p process has ended.
+	ended atomic.Bool
 	// inKernel is held for reading while gtrace attaches a probe and
 	// hands its links over, and for writing by exitNow. Without a
 	// keeper, gtrace attaches uprobes itself, and a registration that a
@@ -492,16 +495,22 @@ func (r *run) close() {
 // signal or the child's end. It never polls on a timer, so that an idle
 // gtrace makes no system calls to show up in what it traces.
 func (r *run) loop() error {
-	if r.opts.Done != nil {
+	if r.opts.Wait != nil {
 		quit := make(chan struct{})
 		defer close(quit)
 		go func() {
+			r.opts.Wait()
 			select {
-			case <-r.opts.Done:
-				r.stopProbes() // an error shows again when Run stops them
-				r.rd.Flush()
 			case <-quit:
+				return // tracing has ended
+			default:
 			}
+			// Straight on, in this goroutine: waking another one can
+			// make the Go runtime read its netpoll eventfd, which
+			// gtrace's own probes would see.
+			r.stopProbes() // an error shows again when Run stops them
+			r.ended.Store(true)
+			r.rd.Flush()
 		}()
 	}
 	var rec ringbuf.Record
@@ -511,12 +520,8 @@ func (r *run) loop() error {
 		if r.stopping.Load() {
 			return nil
 		}
-		if r.opts.Done != nil {
-			select {
-			case <-r.opts.Done:
-				return r.drain()
-			default:
-			}
+		if r.ended.Load() {
+			return r.drain()
 		}
 		var deadline time.Time
 		if r.rd.AvailableBytes() == 0 {

@@ -437,10 +437,10 @@ func trace(o *options, stdout, stderr io.Writer) error {
 		DryRun: o.dryRun, Quiet: o.quiet, Stats: o.stats, Flush: bw.Flush}
 	if child != nil {
 		ropts.Attached = child.Release
-		ropts.Done = child.Done()
+		ropts.Wait = child.Wait
 		ropts.Cpid = child.Pid
 	} else if o.pid != 0 {
-		ropts.Done = runtime.WatchPid(o.pid)
+		ropts.Wait = func() { runtime.WaitPid(o.pid) }
 		ropts.Pid = o.pid
 	}
 	code, err := runtime.Run(out, ropts)
