@@ -126,13 +126,13 @@ func idleRun(c Command, script string, d time.Duration) (IdlePoint, error) {
 	}
 	// Attaching and its settling are not idle.
 	time.Sleep(500 * time.Millisecond)
-	before, err := contextSwitches(cmd.Process.Pid)
+	before, err := ContextSwitches(cmd.Process.Pid)
 	if err != nil {
 		return fail(err)
 	}
 	start := time.Now()
 	time.Sleep(d)
-	after, err := contextSwitches(cmd.Process.Pid)
+	after, err := ContextSwitches(cmd.Process.Pid)
 	if err != nil {
 		return fail(err)
 	}
@@ -157,9 +157,9 @@ func idleRun(c Command, script string, d time.Duration) (IdlePoint, error) {
 	return p, nil
 }
 
-// contextSwitches adds up the voluntary and involuntary context switches
+// ContextSwitches adds up the voluntary and involuntary context switches
 // of every thread of a process.
-func contextSwitches(pid int) (uint64, error) {
+func ContextSwitches(pid int) (uint64, error) {
 	tasks, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/status", pid))
 	if err != nil || len(tasks) == 0 {
 		return 0, fmt.Errorf("no threads of %d: %v", pid, err)

@@ -1,14 +1,13 @@
 package tests
 
 import (
-	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"gtrace/bench"
 )
 
 // TestBeginAfterAttach checks that, as in bpftrace, what BEGIN prints
@@ -39,34 +38,17 @@ func TestIdleLoopSleeps(t *testing.T) {
 	requireRoot(t)
 	tracer := startTracing(t, `tracepoint:raw_syscalls:sys_enter { @[comm] = count(); }`, io.Discard)
 	time.Sleep(500 * time.Millisecond) // the end of starting up
-	before := threadSwitches(t, tracer.Process.Pid)
+	before, err := bench.ContextSwitches(tracer.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
 	time.Sleep(2 * time.Second)
-	after := threadSwitches(t, tracer.Process.Pid)
+	after, err := bench.ContextSwitches(tracer.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Logf("%d context switches in 2 s", after-before)
 	if after-before > 10 {
 		t.Errorf("gtrace switched context %d times in 2 s with nothing to do", after-before)
 	}
-}
-
-// threadSwitches adds up the context switches of a process's threads.
-func threadSwitches(t *testing.T, pid int) int {
-	t.Helper()
-	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/status", pid))
-	if len(tasks) == 0 {
-		t.Fatalf("process %d has no threads", pid)
-	}
-	n := 0
-	for _, task := range tasks {
-		b, err := os.ReadFile(task)
-		if err != nil {
-			continue
-		}
-		for _, line := range strings.Split(string(b), "\n") {
-			if k, v, ok := strings.Cut(line, ":"); ok && strings.HasSuffix(k, "voluntary_ctxt_switches") {
-				c, _ := strconv.Atoi(strings.TrimSpace(v))
-				n += c
-			}
-		}
-	}
-	return n
 }
