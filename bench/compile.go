@@ -7,9 +7,8 @@ import (
 	"github.com/cilium/ebpf/btf"
 
 	"gtrace/codegen"
+	"gtrace/compiler"
 	"gtrace/kernel"
-	"gtrace/lang/parser"
-	"gtrace/lang/token"
 	"gtrace/probe"
 	"gtrace/sema"
 )
@@ -63,21 +62,13 @@ func GenerateProgram(lines int) string {
 // fields of syscalls:sys_enter_read, attach points are taken as written
 // and the kernel has no types. It needs no root.
 func Compile(src []byte) (*codegen.Output, error) {
-	file := token.NewFile("bench.bt", src)
-	prog, errs := parser.ParseFile(file)
-	if errs.HasErrors() {
-		return nil, fmt.Errorf("parse: %w", errs)
-	}
-	info, errs := sema.Check(prog, &sema.Options{Config: sema.DefaultConfig(),
-		Expand: fakeExpand, Format: fakeFormat, KernelType: fakeKernelType})
-	if errs.HasErrors() {
-		return nil, fmt.Errorf("check: %w", errs)
-	}
-	out, err := codegen.Compile(info, &codegen.Options{NumCPU: 2})
+	prog, err := compiler.Compile(src, &compiler.Options{Name: "bench.bt",
+		Check:   sema.Options{Expand: fakeExpand, Format: fakeFormat, KernelType: fakeKernelType},
+		Codegen: codegen.Options{NumCPU: 2}})
 	if err != nil {
-		return nil, fmt.Errorf("codegen: %w", err)
+		return nil, err
 	}
-	return out, nil
+	return prog.Output, nil
 }
 
 // fakeExpand takes tracepoints as written, without the kernel's list.

@@ -5,32 +5,20 @@ import (
 	"strings"
 	"testing"
 
-	"gtrace/codegen"
+	"gtrace/compiler"
 	"gtrace/internal/testutils"
-	"gtrace/lang/parser"
-	"gtrace/lang/token"
 	"gtrace/output"
-	"gtrace/sema"
 )
 
 // runScript compiles and runs src and returns what it printed.
 func runScript(t *testing.T, src string) (string, int) {
 	t.Helper()
-	f := token.NewFile("stdin", []byte(src))
-	prog, errs := parser.ParseFile(f)
-	if errs.HasErrors() {
-		t.Fatalf("parse: %v", errs)
-	}
-	info, errs := sema.Check(prog, nil)
-	if errs.HasErrors() {
-		t.Fatalf("check: %v", errs)
-	}
-	out, err := codegen.Compile(info, nil)
+	prog, err := compiler.Compile([]byte(src), nil)
 	if err != nil {
 		t.Fatalf("compile: %v", err)
 	}
 	var stdout, stderr bytes.Buffer
-	code, err := Run(out, &Options{Printer: output.NewText(&stdout, &stderr), Stderr: &stderr, Quiet: true})
+	code, err := Run(prog.Output, &Options{Printer: output.NewText(&stdout, &stderr), Stderr: &stderr, Quiet: true})
 	if err != nil {
 		t.Fatalf("run: %v\n%s", err, stderr.String())
 	}

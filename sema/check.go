@@ -21,7 +21,13 @@ import (
 
 // Options are the checker's inputs beyond the program itself.
 type Options struct {
+	// Config holds the command line's settings, and bpftrace's defaults
+	// where it leaves a setting zero; the checker applies Env and the
+	// script's config block over it, and Info.Config holds the result.
 	Config Config
+	// Env looks up the BPFTRACE_* settings, as os.LookupEnv does; when
+	// nil, the environment is not read.
+	Env func(key string) (string, bool)
 	// Expand resolves an attach point into probes; probe.Parse when nil.
 	Expand func(text string) ([]probe.Probe, error)
 	// Format reads a tracepoint's format; kernel.TracepointFormat when nil.
@@ -50,10 +56,17 @@ type Options struct {
 // Check type-checks prog and expands its probes. Errors and warnings
 // come back as one sorted list; Info is nil when there are errors.
 func Check(prog *ast.Program, opts *Options) (*Info, diag.List) {
-	if opts == nil {
-		opts = &Options{Config: DefaultConfig()}
+	var o Options
+	if opts != nil {
+		o = *opts
 	}
-	c := &checker{opts: opts, info: &Info{Config: opts.Config, Maps: map[string]*MapInfo{}},
+	cfg, errs := configure(o.Config, o.Env, prog.Config)
+	if errs.HasErrors() {
+		errs.Sort()
+		return nil, errs
+	}
+	o.Config = cfg
+	c := &checker{opts: &o, info: &Info{Config: cfg, Maps: map[string]*MapInfo{}},
 		badMaps: map[string]bool{}}
 	if c.opts.Expand == nil {
 		c.opts.Expand = probe.Parse

@@ -14,12 +14,8 @@ import (
 	"golang.org/x/sys/unix"
 
 	"gtrace/codegen"
+	"gtrace/compiler"
 	"gtrace/kernel"
-	"gtrace/lang/ast"
-	"gtrace/lang/cpp"
-	"gtrace/lang/diag"
-	"gtrace/lang/parser"
-	"gtrace/lang/token"
 	"gtrace/output"
 	"gtrace/runtime"
 	"gtrace/sema"
@@ -347,37 +343,9 @@ func trace(o *options, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	file := token.NewFile(name, src)
-	pre, errs := cpp.Preprocess(file, &cpp.Options{IncludeDirs: o.includeDirs})
-	if errs.HasErrors() {
-		diag.Render(stderr, file, errs)
-		return exitCode(1)
-	}
-	prog, errs := parser.ParseFile(pre.File)
-	if errs.HasErrors() {
-		diag.Render(stderr, file, pre.Errors(errs))
-		return exitCode(1)
-	}
-	// As in bpftrace v0.26, -d prints and the program still runs. bpftrace
-	// prints the tree after each of its passes; gtrace's checker leaves the
-	// tree as the parser made it, so it is printed once.
-	if o.debug.ast {
-		fmt.Fprint(stderr, "AST after: parse\n-------------------\n")
-		ast.Print(stderr, prog, pre.File.Src)
-		fmt.Fprintln(stderr)
-	}
 	// Name a missing privilege before the checker reads tracefs, which
 	// would only say "permission denied".
 	if err := runtime.CheckPrivileges(); err != nil {
-		return err
-	}
-	cfg, err := config(prog, o)
-	var located diag.List
-	if errors.As(err, &located) {
-		diag.Render(stderr, file, pre.Errors(located))
-		return exitCode(1)
-	}
-	if err != nil {
 		return err
 	}
 	if o.pid != 0 {
@@ -385,34 +353,37 @@ func trace(o *options, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-
+	copts := &compiler.Options{
+		Name:        name,
+		IncludeDirs: o.includeDirs,
+		Check: sema.Options{Config: sema.Config{Unsafe: o.unsafe, Params: o.params},
+			Env: os.LookupEnv},
+		Codegen: codegen.Options{Pid: uint32(o.pid)},
+	}
+	// As in bpftrace v0.26, -d prints and the program still runs.
+	if o.debug.ast {
+		copts.DumpAST = stderr
+	}
+	if o.debug.codegen {
+		copts.DumpCodegen = stdout
+	}
+	// The -c child waits, held before its exec, until the probes are
+	// attached; code generation needs its pid for cpid.
 	var child *runtime.Child
-	cgOpts := &codegen.Options{File: pre.File}
 	if o.command != "" {
+		var err error
 		if child, err = runtime.StartChild(o.command); err != nil {
 			return err
 		}
 		defer child.Kill()
-		cgOpts.Cpid = uint32(child.Pid)
+		copts.Codegen.Cpid = uint32(child.Pid)
 	}
-	cgOpts.Pid = uint32(o.pid)
-
-	info, errs := sema.Check(prog, &sema.Options{Config: cfg})
-	if len(errs) > 0 {
-		diag.Render(stderr, file, pre.Errors(errs)) // errors, or warnings only
-	}
-	if errs.HasErrors() {
-		return exitCode(1)
-	}
-	out, err := codegen.Compile(info, cgOpts)
+	prog, err := compiler.Compile(src, copts)
 	if err != nil {
-		return locatedError(stderr, file, pre, info, err)
+		return rendered(stderr, err)
 	}
-	if o.debug.codegen {
-		fmt.Fprint(stdout, "BPF instructions\n----------------\n\n")
-		for _, p := range out.Progs {
-			fmt.Fprintf(stdout, "%s:\n%v\n", p.Prog.Probe.Name, out.Spec.Programs[p.Name].Instructions)
-		}
+	if prog.Warnings != nil {
+		prog.Warnings.Render(stderr)
 	}
 
 	w := stdout
@@ -433,8 +404,9 @@ func trace(o *options, stdout, stderr io.Writer) error {
 	if o.format == "json" {
 		printer = output.NewJSON(bw)
 	}
-	ropts := &runtime.Options{Printer: printer, Stderr: stderr, Verbose: o.verbose, MissingProbes: cfg.MissingProbes,
-		DryRun: o.dryRun, Quiet: o.quiet, Stats: o.stats, Flush: bw.Flush}
+	ropts := &runtime.Options{Printer: printer, Stderr: stderr, Verbose: o.verbose,
+		MissingProbes: prog.Info.Config.MissingProbes,
+		DryRun:        o.dryRun, Quiet: o.quiet, Stats: o.stats, Flush: bw.Flush}
 	if child != nil {
 		ropts.Attached = child.Release
 		ropts.Wait = child.Wait
@@ -443,12 +415,23 @@ func trace(o *options, stdout, stderr io.Writer) error {
 		ropts.Wait = func() { runtime.WaitPid(o.pid) }
 		ropts.Pid = o.pid
 	}
-	code, err := runtime.Run(out, ropts)
+	code, err := runtime.Run(prog.Output, ropts)
 	if err != nil {
-		return locatedError(stderr, file, pre, info, err)
+		return rendered(stderr, prog.Locate(err))
 	}
 	if code != 0 {
 		return exitCode(code)
 	}
 	return nil
+}
+
+// rendered prints a located error with its place in the script and
+// returns the exit code that says so; other errors come back as they are.
+func rendered(stderr io.Writer, err error) error {
+	var located *compiler.Error
+	if !errors.As(err, &located) {
+		return err
+	}
+	located.Render(stderr)
+	return exitCode(1)
 }

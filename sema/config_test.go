@@ -1,34 +1,30 @@
-package main
+package sema
 
 import (
-	"errors"
-	"os"
 	"testing"
 
-	"gtrace/lang/diag"
 	"gtrace/lang/parser"
 	"gtrace/lang/token"
-	"gtrace/sema"
 )
 
 // TestConfigRange checks that no config value wraps when it becomes an
-// int: each is checked against its range, in the config block (located)
-// and in the environment.
+// int: each is checked against its range, in the config block (located at
+// its entry) and in the environment (with nowhere to point at).
 func TestConfigRange(t *testing.T) {
 	tests := []struct {
 		name, block string
 		env         map[string]string
-		want        sema.Config // fields compared: the three integers
-		err         string      // the error, or "" for none
-		located     bool        // the error is a located diagnostic
+		want        Config // fields compared: the three integers
+		err         string // the error, or "" for none
+		located     bool   // the error is a located diagnostic
 	}{
-		{name: "defaults", want: sema.DefaultConfig()},
+		{name: "defaults", want: DefaultConfig()},
 		{name: "block", block: "max_strlen = 64; max_map_keys = 10; max_probes = 5",
-			want: sema.Config{MaxStrlen: 64, MaxMapKeys: 10, MaxProbes: 5}},
+			want: Config{MaxStrlen: 64, MaxMapKeys: 10, MaxProbes: 5}},
 		{name: "env", env: map[string]string{"BPFTRACE_MAX_STRLEN": "1024", "BPFTRACE_MAX_MAP_KEYS": "4294967295"},
-			want: sema.Config{MaxStrlen: 1024, MaxMapKeys: 4294967295, MaxProbes: 1024}},
+			want: Config{MaxStrlen: 1024, MaxMapKeys: 4294967295, MaxProbes: 1024}},
 		{name: "block over env", block: "max_strlen = 8", env: map[string]string{"BPFTRACE_MAX_STRLEN": "100"},
-			want: sema.Config{MaxStrlen: 8, MaxMapKeys: 4096, MaxProbes: 1024}},
+			want: Config{MaxStrlen: 8, MaxMapKeys: 4096, MaxProbes: 1024}},
 		{name: "strlen wraps", block: "max_strlen = 9223372036854775809",
 			err: "config setting max_strlen: 9223372036854775809 is out of range: want 1 to 1024", located: true},
 		{name: "strlen too large", block: "max_strlen = 1025",
@@ -53,13 +49,9 @@ func TestConfigRange(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			for _, key := range []string{"BPFTRACE_MAX_STRLEN", "BPFTRACE_MAX_MAP_KEYS", "BPFTRACE_MAX_PROBES", "BPFTRACE_MISSING_PROBES"} {
-				// t.Setenv restores the variable at the end, also when
-				// it is unset for the test.
-				t.Setenv(key, tt.env[key])
-				if _, ok := tt.env[key]; !ok {
-					os.Unsetenv(key)
-				}
+			env := func(key string) (string, bool) {
+				v, ok := tt.env[key]
+				return v, ok
 			}
 			src := "BEGIN {}"
 			if tt.block != "" {
@@ -69,15 +61,14 @@ func TestConfigRange(t *testing.T) {
 			if errs.HasErrors() {
 				t.Fatalf("parse %q: %v", src, errs)
 			}
-			got, err := config(prog, &options{})
-			var located diag.List
+			got, errs := configure(Config{}, env, prog.Config)
 			switch {
-			case tt.err == "" && err != nil:
-				t.Fatalf("error %v, want none", err)
-			case tt.err != "" && (err == nil || err.Error() != tt.err):
-				t.Fatalf("error %v, want %q", err, tt.err)
-			case tt.err != "" && errors.As(err, &located) != tt.located:
-				t.Fatalf("error %v located: %v, want %v", err, !tt.located, tt.located)
+			case tt.err == "" && len(errs) > 0:
+				t.Fatalf("error %v, want none", errs)
+			case tt.err != "" && (len(errs) != 1 || errs[0].Msg != tt.err):
+				t.Fatalf("errors %v, want %q", errs, tt.err)
+			case tt.err != "" && (errs[0].Span.Start != token.NoPos) != tt.located:
+				t.Fatalf("error %v located: %v, want %v", errs, !tt.located, tt.located)
 			case tt.err != "":
 				return
 			}
