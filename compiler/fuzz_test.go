@@ -1,0 +1,69 @@
+package compiler_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"gtrace/bench"
+	"gtrace/compiler"
+	"gtrace/lang/diag"
+)
+
+// FuzzCompile runs the whole pipeline, preprocessor to code generation,
+// on the fake kernel: it must never panic, and its errors must be
+// diagnostics inside the source.
+func FuzzCompile(f *testing.F) {
+	for _, s := range []string{
+		`BEGIN { @x = @x; }`,
+		`BEGIN { has_key(@m, 1); delete(@m, 1); }`,
+		`BEGIN { return; @x = 1; }`,
+		`BEGIN { while (1) { continue; } }`,
+		`BEGIN { $s = 64; @x = 1 << $s; @y = -8 >> $s; @z = bswap((uint8)1); }`,
+		`BEGIN { @m[1, "a"] = 2; for ($kv : @m) { if ($kv.1 > 1) { break; } @n[$kv.0] = len(@m); } }`,
+		`BEGIN { for ($i : 0..3) { if ($i == 2) { return; } @c = count(); } print(@c); clear(@c); }`,
+		`interval:s:1 { @h = hist(5); @l = lhist(3, 0, 10, 1); @s = stats(2); printf("%d %s\n", pid, comm); exit(); }`,
+		`BEGIN { $t = (1, "two"); @t = $t; print($t.1); unroll(2) { @u++; } @b = strcontains("abc", "b"); }`,
+		"#define N 4\nconfig = { max_strlen = 32 }\ntracepoint:syscalls:sys_enter_read /args->fd > N/ { @[comm] = sum(args->count); }",
+		`tracepoint:syscalls:sys_exit_read { @r = hist(args->ret); @t[tid] = nsecs; } END { print(@r, 3); zero(@t); }`,
+	} {
+		f.Add(s)
+	}
+	for _, ol := range bench.OneLiners {
+		f.Add(ol.Src)
+	}
+	scripts, _ := filepath.Glob("../tools/*/*.bt")
+	for _, path := range scripts {
+		src, err := os.ReadFile(path)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(string(src))
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		_, err := compiler.Compile([]byte(src), &compiler.Options{Check: fakeKernel, Codegen: fakeCodegen})
+		if err == nil {
+			return
+		}
+		var located *compiler.Error
+		if !errors.As(err, &located) {
+			t.Fatalf("error %v of %q is no diagnostic", err, src)
+		}
+		for _, e := range located.Diags {
+			checkSpan(t, src, e)
+		}
+	})
+}
+
+// checkSpan fails t when e points outside the source; diagnostics in
+// included files, and those with no place, are not in it.
+func checkSpan(t *testing.T, src string, e *diag.Error) {
+	t.Helper()
+	if e.File != nil || e.Span.Start < 0 && e.Span.End < 0 {
+		return
+	}
+	if e.Span.Start < 0 || int(e.Span.End) > len(src) || e.Span.Start > e.Span.End {
+		t.Fatalf("error %q has span %v outside the source %q", e.Msg, e.Span, src)
+	}
+}
