@@ -14,13 +14,13 @@ import (
 	"golang.org/x/sys/unix"
 
 	"gtrace/codegen"
-	"gtrace/kernel"
 	"gtrace/lang/ast"
 	"gtrace/lang/cpp"
 	"gtrace/lang/diag"
 	"gtrace/lang/parser"
 	"gtrace/lang/token"
 	"gtrace/output"
+	"gtrace/probe"
 	"gtrace/runtime"
 	"gtrace/sema"
 )
@@ -313,9 +313,9 @@ func (d *debugStages) parse(arg string) error {
 }
 
 func list(o *options, stdout, stderr io.Writer) int {
-	listFn := kernel.ListProbes
+	listFn := probe.List
 	if o.listVerbose {
-		listFn = kernel.ListProbesVerbose
+		listFn = probe.ListVerbose
 	}
 	lines, err := listFn(o.listPattern)
 	if errors.Is(err, fs.ErrPermission) {
