@@ -1,6 +1,7 @@
 package codegen
 
 import (
+	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
 
 	"gtrace/lang/ast"
@@ -376,6 +377,15 @@ func (g *gen) builtin(e *ast.Ident) {
 		g.place(end)
 	case builtin.CPU:
 		g.emit(asm.FnGetSmpProcessorId.Call())
+	case builtin.Ncpus:
+		// The possible CPUs, as bpftrace counts them: cpu is always
+		// below ncpus, and per-CPU maps have as many values.
+		n, err := ebpf.PossibleCPU()
+		if err != nil {
+			g.fail(e, "ncpus: %v", err)
+			return
+		}
+		g.loadImm(asm.R0, int64(n))
 	case builtin.Kstack:
 		g.stackID(0)
 	case builtin.Curtask:

@@ -24,6 +24,7 @@ var builtins = map[Builtin]builtinSpec{
 	builtin.Nsecs:   {typ: Uint64}, // CLOCK_BOOTTIME, as v0.26
 	builtin.Elapsed: {typ: Uint64},
 	builtin.CPU:     {typ: Uint32},
+	builtin.Ncpus:   {typ: Uint64},
 	builtin.Comm:    {typ: StringType(16)},
 	builtin.Kstack:  {typ: KStackT},
 	builtin.Args:    {context: true},

@@ -60,3 +60,20 @@ func TestContextBuiltins(t *testing.T) {
 		}
 	}
 }
+
+// TestNcpus checks ncpus's type, bpftrace's uint64, in any probe.
+func TestNcpus(t *testing.T) {
+	for _, src := range []string{`BEGIN { $n = ncpus; }`, `tracepoint:sched:sched_switch { $n = ncpus; }`} {
+		info, msg := check(t, src, false)
+		if msg != "" {
+			t.Fatalf("%s: %s", src, msg)
+		}
+		for _, p := range info.Progs {
+			for id, b := range p.Builtins {
+				if b == builtin.Ncpus && p.Types[id] != Uint64 {
+					t.Errorf("%s: ncpus is %v, want uint64", src, p.Types[id])
+				}
+			}
+		}
+	}
+}
