@@ -33,6 +33,7 @@ const (
 	Uprobe
 	Uretprobe
 	Usdt
+	Self
 )
 
 // Probe is one concrete attach point after alias resolution and wildcard
