@@ -119,7 +119,7 @@ func Compile(info *sema.Info, opts *Options) (*Output, error) {
 		// Fused syscall programs run one after another, never nested on
 		// a CPU: they share one scratch entry.
 		index := i
-		if _, _, ok := p.Probe.Fused(); ok {
+		if p.Probe.Fused != nil {
 			if shared < 0 {
 				shared = i
 			}

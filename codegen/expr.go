@@ -1,9 +1,11 @@
 package codegen
 
 import (
+	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
 
 	"gtrace/lang/ast"
+	"gtrace/lang/builtin"
 	"gtrace/lang/token"
 	"gtrace/probe"
 	"gtrace/sema"
@@ -121,8 +123,8 @@ func (g *gen) scalar(e ast.Expr) {
 	}
 }
 
-// Offsets in x86_64's struct pt_regs, a kprobe's and a uprobe's context: the registers
-// that carry the first six arguments, and the return value.
+// Offsets in x86_64's struct pt_regs, the probe.Registers context: the
+// registers that carry the first six arguments, and the return value.
 var ptRegsArgs = [6]int16{112, 104, 96, 88, 72, 64} // di, si, dx, cx, r8, r9
 
 const ptRegsAX = 80
@@ -133,7 +135,7 @@ const userStackFlag = 1 << 8
 // stackID records the current kernel or user stack and leaves its id in
 // R0, or -1 where there is none to speak of (BEGIN and END).
 func (g *gen) stackID(flags int32) {
-	if k := g.prog.Probe.Kind; k == probe.Begin || k == probe.End {
+	if g.prog.Probe.Context() == probe.NoContext {
 		g.emit(asm.Mov.Imm(asm.R0, -1))
 		return
 	}
@@ -352,17 +354,17 @@ func (g *gen) stringCompare(e *ast.Binary) {
 // builtin evaluates a scalar builtin variable into R0.
 func (g *gen) builtin(e *ast.Ident) {
 	switch g.prog.Builtins[e] {
-	case sema.BPid:
+	case builtin.Pid:
 		g.emit(asm.FnGetCurrentPidTgid.Call(), asm.RSh.Imm(asm.R0, 32))
-	case sema.BTid:
+	case builtin.Tid:
 		g.emit(asm.FnGetCurrentPidTgid.Call(), asm.LSh.Imm(asm.R0, 32), asm.RSh.Imm(asm.R0, 32))
-	case sema.BUid:
+	case builtin.Uid:
 		g.emit(asm.FnGetCurrentUidGid.Call(), asm.LSh.Imm(asm.R0, 32), asm.RSh.Imm(asm.R0, 32))
-	case sema.BGid:
+	case builtin.Gid:
 		g.emit(asm.FnGetCurrentUidGid.Call(), asm.RSh.Imm(asm.R0, 32))
-	case sema.BNsecs:
+	case builtin.Nsecs:
 		g.emit(asm.FnKtimeGetBootNs.Call())
-	case sema.BElapsed:
+	case builtin.Elapsed:
 		end := g.newLabel()
 		g.lookupIndex(mapGlobals, 0, end) // R0 is 0 when missing
 		g.emit(
@@ -373,41 +375,54 @@ func (g *gen) builtin(e *ast.Ident) {
 			asm.Sub.Reg(asm.R0, asm.R1),
 		)
 		g.place(end)
-	case sema.BCPU:
+	case builtin.CPU:
 		g.emit(asm.FnGetSmpProcessorId.Call())
-	case sema.BKstack:
+	case builtin.Ncpus:
+		// The possible CPUs, as bpftrace counts them: cpu is always
+		// below ncpus, and per-CPU maps have as many values.
+		n, err := ebpf.PossibleCPU()
+		if err != nil {
+			g.fail(e, "ncpus: %v", err)
+			return
+		}
+		g.loadImm(asm.R0, int64(n))
+	case builtin.Kstack:
 		g.stackID(0)
-	case sema.BCurtask:
+	case builtin.Curtask:
 		g.emit(asm.FnGetCurrentTask.Call())
-	case sema.BCgroup:
+	case builtin.Cgroup:
 		g.emit(asm.FnGetCurrentCgroupId.Call())
-	case sema.BRand:
+	case builtin.Rand:
 		g.emit(asm.FnGetPrandomU32.Call())
-	case sema.BCpid:
+	case builtin.Cpid:
 		g.loadImm(asm.R0, int64(g.opts.Cpid))
-	case sema.BNumaid:
+	case builtin.Numaid:
 		g.emit(asm.FnGetNumaNodeId.Call())
-	case sema.BJiffies:
+	case builtin.Jiffies:
 		g.emit(asm.FnJiffies64.Call())
-	case sema.BArgN:
+	case builtin.ArgN:
 		n, _ := sema.ArgIndex(e.Name)
-		if g.prog.Probe.Kind == probe.Usdt {
+		switch ctx := g.prog.Probe.Context(); ctx {
+		case probe.USDTArgs:
 			g.usdtArg(e, n)
-			return
-		}
-		if g.prog.Probe.PtRegs() {
+		case probe.Registers:
 			g.emit(asm.LoadMem(asm.R0, regCtx, ptRegsArgs[n], asm.DWord))
-			return
+		case probe.RawArgs:
+			g.emit(asm.LoadMem(asm.R0, regCtx, int16(8*n), asm.DWord))
+		default:
+			g.fail(e, "%s has no arguments in context %d", e.Name, ctx)
 		}
-		// A raw tracepoint's context is an array of u64 arguments.
-		g.emit(asm.LoadMem(asm.R0, regCtx, int16(8*n), asm.DWord))
-	case sema.BRetval:
-		if r := g.prog.Retval; r != nil {
+	case builtin.Retval:
+		switch ctx := g.prog.Probe.Context(); ctx {
+		case probe.BTFArgs:
+			r := g.prog.Retval
 			g.emit(asm.LoadMem(asm.R0, regCtx, int16(r.Offset), asm.DWord))
 			g.truncate(r.Type)
-			return
+		case probe.Registers:
+			g.emit(asm.LoadMem(asm.R0, regCtx, ptRegsAX, asm.DWord))
+		default:
+			g.fail(e, "retval has no value in context %d", ctx)
 		}
-		g.emit(asm.LoadMem(asm.R0, regCtx, ptRegsAX, asm.DWord))
 	default:
 		g.fail(e, "builtin %s has no integer value", e.Name)
 	}
@@ -445,21 +460,21 @@ func (g *gen) composite(e ast.Expr, dst int) int {
 		g.storeBytes(dst, []byte(s), t.Size)
 	case *ast.Ident:
 		switch g.prog.Builtins[e] {
-		case sema.BComm:
+		case builtin.Comm:
 			g.scratchPtr(asm.R1, dst)
 			g.emit(asm.Mov.Imm(asm.R2, int32(t.Size)), asm.FnGetCurrentComm.Call())
-		case sema.BProbe, sema.BFunc:
+		case builtin.Probe, builtin.Func:
 			b := g.prog.Builtins[e]
 			if g.prog.Probe.Funcs != nil {
-				g.multiName(b == sema.BFunc, dst, t.Size)
+				g.multiName(b == builtin.Func, dst, t.Size)
 				break
 			}
 			name := g.prog.Probe.Name
-			if b == sema.BFunc {
+			if b == builtin.Func {
 				name = g.prog.Probe.Func()
 			}
 			g.storeBytes(dst, []byte(name), t.Size)
-		case sema.BUstack:
+		case builtin.Ustack:
 			g.userStack(dst)
 		default:
 			g.fail(e, "builtin %s has no value here", e.Name)

@@ -10,7 +10,6 @@ import (
 	"gtrace/lang/ast"
 	"gtrace/lang/diag"
 	"gtrace/lang/token"
-	"gtrace/probe"
 	"gtrace/sema"
 )
 
@@ -149,7 +148,6 @@ func (g *gen) alloc(n int) int {
 // program generates the whole program.
 func (g *gen) program() (asm.Instructions, *diag.Error) {
 	exit := g.newLabel()
-	k := g.prog.Probe.Kind
 	g.frame = asm.RFP
 	// Save the context and find the scratch area.
 	if g.prog.Attach != nil {
@@ -159,7 +157,7 @@ func (g *gen) program() (asm.Instructions, *diag.Error) {
 	findStart := len(g.insns)
 	g.findScratch(exit)
 	findEnd := len(g.insns)
-	if _, _, fused := g.prog.Probe.Fused(); !fused && k != probe.Begin && k != probe.End {
+	if g.prog.Probe.Fused == nil && g.prog.Probe.Attached() {
 		// A fused program runs only through its dispatcher, which
 		// checks the flag for it. The check follows the scratch
 		// lookup, which may be rewritten below.
@@ -185,7 +183,7 @@ func (g *gen) program() (asm.Instructions, *diag.Error) {
 			g.emit(asm.StoreMem(asm.RFP, int16(off), asm.R1, asm.DWord))
 		}
 	}
-	if g.opts.Pid != 0 && k != probe.Begin && k != probe.End {
+	if g.opts.Pid != 0 && g.prog.Probe.Attached() {
 		g.emit(asm.FnGetCurrentPidTgid.Call(), asm.RSh.Imm(asm.R0, 32))
 		g.loadImm(asm.R1, int64(g.opts.Pid))
 		g.emit(asm.JNE.Reg(asm.R0, asm.R1, exit))

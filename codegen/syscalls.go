@@ -40,8 +40,7 @@ var (
 func (g *gen) syscallField(f *sema.ArgField) {
 	switch f.From {
 	case sema.SyscallNr:
-		nr, _, _ := g.prog.Probe.Fused()
-		g.loadImm(asm.R0, int64(nr))
+		g.loadImm(asm.R0, int64(g.prog.Probe.Fused.Nr))
 		return
 	case sema.SyscallRet:
 		g.emit(asm.LoadMem(asm.R0, regCtx, 8, asm.DWord))
@@ -95,17 +94,17 @@ func fuse(out *Output, progs []*sema.Prog) map[int]int {
 	var exits [2]bool
 	for i, p := range progs {
 		next[i] = -1
-		nr, exit, ok := p.Probe.Fused()
-		if !ok {
+		sc := p.Probe.Fused
+		if sc == nil {
 			continue
 		}
 		x := 0
-		if exit {
+		if sc.Exit {
 			x = 1
 		}
 		exits[x] = true
-		key := [2]int{nr, x}
-		slot := nr + x*syscallSlots/2
+		key := [2]int{sc.Nr, x}
+		slot := sc.Nr + x*syscallSlots/2
 		if prev, ok := last[key]; ok {
 			slot = extra
 			extra++

@@ -11,9 +11,9 @@ import (
 // the kernel lets user space run with helpers such as bpf_ringbuf_output.
 func init() {
 	register(&provider{kind: Begin, names: []string{"begin", "BEGIN"},
-		progType: ebpf.RawTracepoint, parse: special(Begin, "begin")})
+		progType: ebpf.RawTracepoint, context: NoContext, parse: special(Begin, "begin")})
 	register(&provider{kind: End, names: []string{"end", "END"},
-		progType: ebpf.RawTracepoint, parse: special(End, "end")})
+		progType: ebpf.RawTracepoint, context: NoContext, parse: special(End, "end")})
 }
 
 func special(k Kind, name string) func([]string) ([]Probe, error) {

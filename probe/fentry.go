@@ -2,6 +2,8 @@ package probe
 
 import (
 	"fmt"
+	"gtrace/kernel"
+	"gtrace/lang/builtin"
 	"strings"
 
 	"github.com/cilium/ebpf"
@@ -11,10 +13,23 @@ import (
 func init() {
 	register(&provider{kind: Fentry, names: []string{"fentry", "f", "kfunc"},
 		progType: ebpf.Tracing, attachType: ebpf.AttachTraceFEntry,
-		parse: parseFentry(Fentry), attach: attachFentry})
+		context: BTFArgs, builtins: []builtin.Var{builtin.Args, builtin.Func},
+		parse: parseFentry(Fentry), attach: attachFentry,
+		list: listFentry(false)})
 	register(&provider{kind: Fexit, names: []string{"fexit", "fr", "kretfunc"},
 		progType: ebpf.Tracing, attachType: ebpf.AttachTraceFExit,
-		parse: parseFentry(Fexit), attach: attachFentry})
+		context: BTFArgs, builtins: []builtin.Var{builtin.Args, builtin.Func, builtin.Retval},
+		parse: parseFentry(Fexit), attach: attachFentry,
+		list: listFentry(true)})
+}
+
+// listFentry lists the functions that have BTF, whether or not this
+// kernel lets programs bind to them: only when asked by name. Their
+// parameters, and fexit's retval, are their arguments.
+func listFentry(retval bool) *listing {
+	return &listing{explicit: true,
+		probes: func(*lister) ([]string, error) { return kernel.BTFFunctions() },
+		params: func(_ *lister, fn string) ([]string, error) { return kernel.FuncParams(fn, retval) }}
 }
 
 // parseFentry accepts fentry:func, fentry:module:func and wildcards.

@@ -3,6 +3,7 @@ package probe
 import (
 	"errors"
 	"fmt"
+	"gtrace/lang/builtin"
 	"os"
 	"strconv"
 	"strings"
@@ -15,9 +16,22 @@ import (
 
 func init() {
 	register(&provider{kind: Kprobe, names: []string{"kprobe", "k"},
-		progType: ebpf.Kprobe, parse: parseKprobe(Kprobe), attach: attachKprobe})
+		progType: ebpf.Kprobe, context: Registers, builtins: []builtin.Var{builtin.ArgN, builtin.Func},
+		parse: parseKprobe(Kprobe), attach: attachKprobe,
+		list: &listing{probes: traceable}})
 	register(&provider{kind: Kretprobe, names: []string{"kretprobe", "kr"},
-		progType: ebpf.Kprobe, parse: parseKprobe(Kretprobe), attach: attachKprobe})
+		progType: ebpf.Kprobe, context: Registers, builtins: []builtin.Var{builtin.Func, builtin.Retval},
+		parse: parseKprobe(Kretprobe), attach: attachKprobe,
+		list: &listing{probes: traceable}})
+}
+
+// traceable lists the kernel functions kprobes can attach to, none on a
+// kernel without kprobes.
+func traceable(*lister) ([]string, error) {
+	if !kernel.HasKprobes() {
+		return nil, nil
+	}
+	return kernel.TraceableFunctions()
 }
 
 // parseKprobe accepts kprobe:func, kprobe:func+offset, kprobe:module:func

@@ -22,13 +22,42 @@ import (
 // event dies with the link.
 func init() {
 	register(&provider{kind: Interval, names: []string{"interval", "i"},
-		progType: ebpf.PerfEvent, parse: timed(Interval, "interval"), attach: attachPerf})
+		progType: ebpf.PerfEvent, context: PerfSample,
+		parse: timed(Interval, "interval"), attach: attachPerf,
+		list: &listing{explicit: true, probes: timeUnits}})
 	register(&provider{kind: Profile, names: []string{"profile", "p"},
-		progType: ebpf.PerfEvent, parse: timed(Profile, "profile"), attach: attachPerf})
+		progType: ebpf.PerfEvent, context: PerfSample,
+		parse: timed(Profile, "profile"), attach: attachPerf,
+		list: &listing{explicit: true, probes: timeUnits}})
 	register(&provider{kind: Software, names: []string{"software", "s"},
-		progType: ebpf.PerfEvent, parse: counted(Software, "software"), attach: attachPerf})
+		progType: ebpf.PerfEvent, context: PerfSample,
+		parse: counted(Software, "software"), attach: attachPerf,
+		list: &listing{probes: perfEvents(kernel.SoftwareEvents)}})
 	register(&provider{kind: Hardware, names: []string{"hardware", "h"},
-		progType: ebpf.PerfEvent, parse: counted(Hardware, "hardware"), attach: attachPerf})
+		progType: ebpf.PerfEvent, context: PerfSample,
+		parse: counted(Hardware, "hardware"), attach: attachPerf,
+		list: &listing{probes: perfEvents(kernel.HardwareEvents)}})
+}
+
+// perfEvents lists an event table the way bpftrace does: every name and
+// alias, followed by an empty count.
+func perfEvents(table []kernel.PerfEvent) func(*lister) ([]string, error) {
+	return func(*lister) ([]string, error) {
+		var out []string
+		for _, ev := range table {
+			out = append(out, ev.Name+":")
+			if ev.Alias != "" {
+				out = append(out, ev.Alias+":")
+			}
+		}
+		return out, nil
+	}
+}
+
+// timeUnits lists the units of interval and profile probes as bpftrace
+// v0.26 does, each with an empty rate: "hz:", "ms:", "s:", "us:".
+func timeUnits(*lister) ([]string, error) {
+	return []string{"hz:", "ms:", "s:", "us:"}, nil
 }
 
 var unitNanos = map[string]uint64{"s": 1e9, "ms": 1e6, "us": 1e3, "ns": 1}

@@ -2,11 +2,14 @@ package probe
 
 import (
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/link"
 
+	"gtrace/lang/builtin"
 	"gtrace/symbol"
 )
 
@@ -30,6 +33,7 @@ const (
 	Uprobe
 	Uretprobe
 	Usdt
+	Self
 )
 
 // Probe is one concrete attach point after alias resolution and wildcard
@@ -57,41 +61,43 @@ type Probe struct {
 	// Funcs lists the functions of a kprobe wildcard attached as one
 	// multi-kprobe; nil for a probe on one function.
 	Funcs []string
-	// Syscall is set on a syscall tracepoint that runs fused into
-	// raw_syscalls: its syscall's number, plus one so that 0 means
-	// not fused.
-	Syscall int
+	// Fused is set on a syscall tracepoint that runs fused into
+	// raw_syscalls, from a dispatcher that calls it by number.
+	Fused *Syscall
 }
 
-// Fused reports whether p is a syscall tracepoint run from a dispatcher
-// on raw_syscalls, and returns its syscall number and whether it is the
-// exit.
-func (p *Probe) Fused() (nr int, exit, ok bool) {
-	if p.Syscall == 0 {
-		return 0, false, false
-	}
-	return p.Syscall - 1, strings.HasPrefix(p.Event, "sys_exit_"), true
+// Syscall is the system call a fused syscall tracepoint runs for.
+type Syscall struct {
+	Nr   int
+	Exit bool // sys_exit_*, not sys_enter_*
 }
 
 // UserSpace reports whether attaching p writes breakpoints into the
 // processes that map its binary: uprobes and USDT probes.
-func (p *Probe) UserSpace() bool {
-	return p.Kind == Uprobe || p.Kind == Uretprobe || p.Kind == Usdt
+func (p *Probe) UserSpace() bool { return providers[p.Kind].userSpace }
+
+// Attached reports whether p is attached to an event, rather than run by
+// gtrace itself (BEGIN and END).
+func (p *Probe) Attached() bool { return providers[p.Kind].attach != nil }
+
+// Context is what p's programs receive as their context, and so how
+// their builtins read the traced values.
+func (p *Probe) Context() Context {
+	if p.Fused != nil {
+		return SyscallArgs
+	}
+	return providers[p.Kind].context
 }
 
-// PtRegs reports whether p's programs see the traced registers, struct
-// pt_regs, as their context: kprobes and uprobes.
-func (p *Probe) PtRegs() bool {
-	switch p.Kind {
-	case Kprobe, Kretprobe, Uprobe, Uretprobe:
-		return true
-	}
-	return false
+// Offers reports whether p's programs can read the context builtin b,
+// such as args or retval.
+func (p *Probe) Offers(b builtin.Var) bool {
+	return slices.Contains(providers[p.Kind].builtins, b)
 }
 
 // ProgramType is the BPF program type that runs p.
 func (p *Probe) ProgramType() ebpf.ProgramType {
-	if p.Syscall != 0 {
+	if p.Fused != nil {
 		return ebpf.RawTracepoint
 	}
 	return providers[p.Kind].progType
@@ -107,12 +113,21 @@ func (p *Probe) AttachType() ebpf.AttachType {
 	return providers[p.Kind].attachType
 }
 
-// provider describes one kind of attach point.
+// provider describes one kind of attach point. All that gtrace knows
+// of a kind is in its provider's file, in the value it registers.
 type provider struct {
 	kind       Kind
 	names      []string // canonical name first, then aliases
 	progType   ebpf.ProgramType
 	attachType ebpf.AttachType
+	// context is what its programs receive.
+	context Context
+	// builtins lists the context builtins its programs can read.
+	builtins []builtin.Var
+	// userSpace providers attach to the processes of a binary.
+	userSpace bool
+	// list lists its probes for -l; nil for providers that list none.
+	list *listing
 	// parse turns the parts after the provider name into probes; a
 	// wildcard may expand to several.
 	parse func(parts []string) ([]Probe, error)
@@ -125,6 +140,24 @@ type provider struct {
 var providers = map[Kind]*provider{}
 
 func register(p *provider) { providers[p.kind] = p }
+
+// Kinds lists every kind of probe, in the order of their constants.
+func Kinds() []Kind {
+	kinds := make([]Kind, 0, len(providers))
+	for k := range providers {
+		kinds = append(kinds, k)
+	}
+	slices.Sort(kinds)
+	return kinds
+}
+
+// String is the kind's provider name, as attach points spell it.
+func (k Kind) String() string {
+	if p, ok := providers[k]; ok {
+		return p.names[0]
+	}
+	return "Kind(" + strconv.Itoa(int(k)) + ")"
+}
 
 // Parse resolves one attach point as written in a script into the probes it
 // names. The error says what is wrong in words suitable for the user.

@@ -2,6 +2,7 @@ package probe
 
 import (
 	"fmt"
+	"gtrace/lang/builtin"
 	"os"
 
 	"github.com/cilium/ebpf"
@@ -12,7 +13,30 @@ import (
 
 func init() {
 	register(&provider{kind: RawTracepoint, names: []string{"rawtracepoint", "rt"},
-		progType: ebpf.RawTracepoint, parse: parseRawTracepoint, attach: attachRawTracepoint})
+		progType: ebpf.RawTracepoint, context: RawArgs, builtins: []builtin.Var{builtin.ArgN},
+		parse: parseRawTracepoint, attach: attachRawTracepoint,
+		list: &listing{qualified: true, probes: (*lister).rawTracepoints, params: (*lister).rawTracepointParams}})
+}
+
+// rawTracepoints lists "module:name" for every raw tracepoint in vmlinux
+// and module BTF.
+func (l *lister) rawTracepoints() ([]string, error) {
+	if l.rawParams == nil {
+		raw, err := kernel.RawTracepoints()
+		if err != nil {
+			return nil, err
+		}
+		l.rawParams = raw
+	}
+	out := make([]string, 0, len(l.rawParams))
+	for name := range l.rawParams {
+		out = append(out, name)
+	}
+	return out, nil
+}
+
+func (l *lister) rawTracepointParams(probe string) ([]string, error) {
+	return l.rawParams[probe], nil
 }
 
 // parseRawTracepoint accepts rawtracepoint:name and rawtracepoint:module:name;
@@ -41,7 +65,7 @@ func rawTracepointExists(module, name string) error {
 	if _, err := os.Stat("/sys/kernel/btf/vmlinux"); err != nil || kernel.HasWildcard(name) {
 		return nil
 	}
-	found, err := kernel.ListProbes("rawtracepoint:" + module + ":" + name)
+	found, err := List("rawtracepoint:" + module + ":" + name)
 	if err != nil {
 		return nil
 	}

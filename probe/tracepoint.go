@@ -2,7 +2,7 @@ package probe
 
 import (
 	"fmt"
-	"os"
+	"gtrace/lang/builtin"
 	"strings"
 
 	"github.com/cilium/ebpf"
@@ -13,7 +13,14 @@ import (
 
 func init() {
 	register(&provider{kind: Tracepoint, names: []string{"tracepoint", "t"},
-		progType: ebpf.TracePoint, parse: parseTracepoint, attach: attachTracepoint})
+		progType: ebpf.TracePoint, context: Record, builtins: []builtin.Var{builtin.Args},
+		parse: parseTracepoint, attach: attachTracepoint,
+		list: &listing{qualified: true,
+			probes: func(*lister) ([]string, error) { return kernel.Tracepoints() },
+			params: func(_ *lister, tp string) ([]string, error) {
+				category, event, _ := strings.Cut(tp, ":")
+				return kernel.TracepointParams(category, event)
+			}}})
 }
 
 func parseTracepoint(parts []string) ([]Probe, error) {
@@ -32,13 +39,14 @@ func parseTracepoint(parts []string) ([]Probe, error) {
 	for _, n := range names {
 		cat, ev, _ := strings.Cut(n, ":")
 		probes = append(probes, Probe{Kind: Tracepoint, Name: "tracepoint:" + n, Target: cat, Event: ev,
-			Syscall: syscallOf(cat, ev)})
+			Fused: syscallOf(cat, ev)})
 	}
 	return probes, nil
 }
 
-// syscallOf returns the syscall number plus one of a syscall tracepoint
-// that can run fused into raw_syscalls, or 0.
+// syscallOf returns the system call of a syscall tracepoint that can run
+// fused into raw_syscalls, or nil. The checker decides whether it does
+// (sema.Options.NoFusion).
 //
 // Each syscall tracepoint is its own perf event, and closing one waits
 // for RCU grace periods: detaching all 720 takes 25 to 46 s here. All of
@@ -47,24 +55,22 @@ func parseTracepoint(parts []string) ([]Probe, error) {
 // each fused probe's program by number instead: two links for any number
 // of syscall probes. The dispatchers ignore ia32 system calls, as the
 // syscall tracepoints do (codegen/syscalls.go).
-func syscallOf(category, event string) int {
-	if category != "syscalls" || !fuseSyscalls {
-		return 0
+func syscallOf(category, event string) *Syscall {
+	if category != "syscalls" {
+		return nil
 	}
 	name, ok := strings.CutPrefix(event, "sys_enter_")
+	exit := false
 	if !ok {
 		name, ok = strings.CutPrefix(event, "sys_exit_")
+		exit = true
 	}
 	nr, known := kernel.SyscallNumber(name)
 	if !ok || !known {
-		return 0
+		return nil
 	}
-	return nr + 1
+	return &Syscall{Nr: nr, Exit: exit}
 }
-
-// fuseSyscalls turns syscall tracepoint fusion on; tests turn it off to
-// compare with the tracepoints themselves.
-var fuseSyscalls = os.Getenv("GTRACE_NO_FUSION") == ""
 
 func attachTracepoint(p *Probe, prog *ebpf.Program, _ int) ([]link.Link, error) {
 	l, err := link.Tracepoint(p.Target, p.Event, prog, nil)

@@ -3,6 +3,7 @@ package probe
 import (
 	"errors"
 	"fmt"
+	"gtrace/lang/builtin"
 	"os"
 	"sort"
 	"strconv"
@@ -17,9 +18,15 @@ import (
 
 func init() {
 	register(&provider{kind: Uprobe, names: []string{"uprobe", "u"},
-		progType: ebpf.Kprobe, parse: parseUprobe(Uprobe), attach: attachUprobe})
+		progType: ebpf.Kprobe, context: Registers, builtins: []builtin.Var{builtin.ArgN, builtin.Func},
+		userSpace: true, parse: parseUprobe(Uprobe), attach: attachUprobe,
+		list: &listing{inBinary: inBinaryFunctions("uprobe")}})
+	// A binary's functions are listed once, as uprobes, unless the
+	// pattern names uretprobe.
 	register(&provider{kind: Uretprobe, names: []string{"uretprobe", "ur"},
-		progType: ebpf.Kprobe, parse: parseUprobe(Uretprobe), attach: attachUprobe})
+		progType: ebpf.Kprobe, context: Registers, builtins: []builtin.Var{builtin.Func, builtin.Retval},
+		userSpace: true, parse: parseUprobe(Uretprobe), attach: attachUprobe,
+		list: &listing{explicit: true, inBinary: inBinaryFunctions("uretprobe")}})
 }
 
 // parseUprobe accepts uprobe:BINARY:func, uprobe:BINARY:func+offset,

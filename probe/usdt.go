@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"gtrace/lang/builtin"
 	"os"
 	"slices"
 	"strings"
@@ -16,8 +17,11 @@ import (
 )
 
 func init() {
+	// U, as u is uprobe.
 	register(&provider{kind: Usdt, names: []string{"usdt", "U"},
-		progType: ebpf.Kprobe, parse: parseUsdt, attach: attachUsdt})
+		progType: ebpf.Kprobe, context: USDTArgs, builtins: []builtin.Var{builtin.ArgN},
+		userSpace: true, parse: parseUsdt, attach: attachUsdt,
+		list: &listing{inBinary: listUsdt}})
 }
 
 // parseUsdt accepts usdt:BINARY:provider:name and usdt:BINARY:name, the
@@ -93,6 +97,49 @@ func usdtBinaries(target string) ([]string, error) {
 		return []string{path}, nil
 	}
 	return symbol.GlobBinaries(target)
+}
+
+// listUsdt lists the USDT probes of the binary in a pattern
+// usdt:BINARY:[provider:]name as bpftrace does, one line per probe however
+// many sites it has: "usdt:BINARY:provider:name". BINARY may have
+// wildcards. A pattern that does not name a binary lists nothing, nor does
+// a binary that is not found, unless the pattern names the usdt provider.
+func listUsdt(parts []string) ([]string, error) {
+	if len(parts) < 3 || parts[1] == "" || parts[1] == "*" {
+		return nil, nil
+	}
+	var paths []string
+	if kernel.HasWildcard(parts[1]) {
+		paths, _ = symbol.GlobBinaries(parts[1])
+	} else if path, err := symbol.ResolveBinary(parts[1]); err == nil {
+		paths = []string{path}
+	} else if kernel.HasWildcard(parts[0]) {
+		return nil, nil
+	} else {
+		return nil, err
+	}
+	var all []string
+	for _, path := range paths {
+		probes, err := symbol.USDTProbes(path)
+		if err != nil {
+			if kernel.HasWildcard(parts[1]) || kernel.HasWildcard(parts[0]) {
+				continue // not an ELF file, or not one of ours
+			}
+			return nil, err
+		}
+		for _, u := range probes {
+			all = append(all, path+":"+u.Provider+":"+u.Name)
+		}
+	}
+	in := strings.Join(parts[1:], ":")
+	if len(parts) == 3 { // usdt:BINARY:name, of any provider
+		in = parts[1] + ":*:" + parts[2]
+	}
+	var out []string
+	for _, m := range kernel.MatchAll(in, all) {
+		out = append(out, "usdt:"+m)
+	}
+	return out, nil
 }
 
 // attachUsdt attaches a uprobe at the probe's site. The kernel raises the

@@ -157,6 +157,10 @@ func Run(out *codegen.Output, opts *Options) (code int, err error) {
 		<-sigs
 		r.exitNow(1)
 	}()
+	// The signals self:signal probes wait for run them, from the
+	// start of tracing, instead of ending gtrace.
+	selfSigs, selfProgs := r.selfSignals()
+	defer signal.Stop(selfSigs)
 
 	if !opts.Quiet {
 		opts.Printer.AttachedProbes(uint64(out.ProbeCount()))
@@ -187,7 +191,9 @@ func Run(out *codegen.Output, opts *Options) (code int, err error) {
 			opts.Attached()
 		}
 		stopWatch := r.watchMappings()
+		stopSelf := r.runOnSignals(selfSigs, selfProgs)
 		err := r.loop()
+		stopSelf()
 		stopWatch()
 		if err != nil {
 			return 1, err
@@ -360,6 +366,55 @@ func (r *run) runSpecial(kind probe.Kind) error {
 	return nil
 }
 
+// selfSignals catches the signals that the script's self:signal probes
+// wait for, and returns the programs each runs.
+func (r *run) selfSignals() (chan os.Signal, map[os.Signal][]*codegen.Program) {
+	sigs := make(chan os.Signal, 1)
+	progs := map[os.Signal][]*codegen.Program{}
+	for _, p := range r.out.Progs {
+		if sig := p.Prog.Probe.Signal(); sig != 0 {
+			if progs[sig] == nil {
+				signal.Notify(sigs, sig)
+			}
+			progs[sig] = append(progs[sig], p)
+		}
+	}
+	return sigs, progs
+}
+
+// runOnSignals runs, each time a signal arrives on sigs, the self:signal
+// programs that wait for it, in the script's order, until the returned
+// function is called; their output goes through the event loop. A signal
+// that arrives while they run is kept and runs them once more.
+func (r *run) runOnSignals(sigs <-chan os.Signal, progs map[os.Signal][]*codegen.Program) (stop func()) {
+	if len(progs) == 0 {
+		return func() {}
+	}
+	done, stopped := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(stopped)
+		for {
+			select {
+			case <-done:
+				return
+			case sig := <-sigs:
+				for _, p := range progs[sig] {
+					if r.stopping.Load() {
+						return
+					}
+					if _, err := r.progs[p.Name].Run(&ebpf.RunOptions{Context: make([]byte, 8)}); err != nil {
+						fmt.Fprintf(r.opts.Stderr, "ERROR: run %s: %v\n", p.Prog.Probe.Name, err)
+					}
+				}
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-stopped
+	}
+}
+
 func (r *run) attach() error {
 	// Fused syscall programs are reached through the program array,
 	// filled before their dispatchers attach.
@@ -370,7 +425,7 @@ func (r *run) attach() error {
 	}
 	var attach []*codegen.Program
 	for _, p := range append(r.out.Progs, r.out.Dispatchers...) {
-		if k := p.Prog.Probe.Kind; k == probe.Begin || k == probe.End {
+		if !p.Prog.Probe.Attached() {
 			continue
 		}
 		if _, fused := r.out.Slots[p.Name]; fused {
@@ -441,10 +496,10 @@ func (r *run) attach() error {
 }
 
 // attachesProbes reports whether the script has probes to attach, not
-// only BEGIN and END.
+// only probes gtrace runs itself (BEGIN, END, self).
 func (r *run) attachesProbes() bool {
 	for _, p := range r.out.Progs {
-		if k := p.Prog.Probe.Kind; k != probe.Begin && k != probe.End {
+		if p.Prog.Probe.Attached() {
 			return true
 		}
 	}

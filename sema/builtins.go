@@ -1,88 +1,55 @@
 package sema
 
-import (
-	"strconv"
-	"strings"
+import "gtrace/lang/builtin"
 
-	"gtrace/probe"
-)
-
-// Builtin is a builtin variable such as pid or comm.
-type Builtin int
-
-// The builtin variables.
-const (
-	NoBuiltin Builtin = iota
-	BPid
-	BTid
-	BUid
-	BGid
-	BNsecs
-	BElapsed
-	BCPU
-	BComm
-	BKstack
-	BArgs
-	BProbe
-	BCurtask
-	BCgroup
-	BRand
-	BCpid
-	BNumaid
-	BJiffies
-	BArgN   // arg0, arg1, ...: a raw tracepoint's arguments
-	BFunc   // the traced function's name
-	BRetval // the traced function's return value
-	BUstack // the user stack
-)
+// Builtin is a builtin variable such as pid or comm, named by the
+// builtin package.
+type Builtin = builtin.Var
 
 type builtinSpec struct {
-	name string
-	typ  *Type
-	// probes lists the providers that may use it; nil means any.
-	probes []probe.Kind
+	typ *Type
+	// context builtins read the probe's context: only the providers
+	// that offer them have them (probe.Probe.Offers).
+	context bool
 }
 
-// builtins is the one table of builtin variables. A nil type is filled in
-// by the checker (comm's and probe's string sizes, args' record).
-var builtins = [...]builtinSpec{
-	BPid:     {name: "pid", typ: Uint32},
-	BTid:     {name: "tid", typ: Uint32},
-	BUid:     {name: "uid", typ: Uint32},
-	BGid:     {name: "gid", typ: Uint32},
-	BNsecs:   {name: "nsecs", typ: Uint64}, // CLOCK_BOOTTIME, as v0.26
-	BElapsed: {name: "elapsed", typ: Uint64},
-	BCPU:     {name: "cpu", typ: Uint32},
-	BComm:    {name: "comm", typ: StringType(16)},
-	BKstack:  {name: "kstack", typ: KStackT},
-	BArgs:    {name: "args", probes: []probe.Kind{probe.Tracepoint, probe.Fentry, probe.Fexit}},
-	BProbe:   {name: "probe"},
-	BCurtask: {name: "curtask", typ: Uint64},
-	BCgroup:  {name: "cgroup", typ: Uint64},
-	BRand:    {name: "rand", typ: Uint32},
-	BCpid:    {name: "cpid", typ: Uint32},
-	BNumaid:  {name: "numaid", typ: Uint32},
-	BJiffies: {name: "jiffies", typ: Uint64},
-	BArgN:    {name: "argN", typ: Uint64, probes: []probe.Kind{probe.RawTracepoint, probe.Kprobe, probe.Uprobe, probe.Usdt}},
-	BFunc: {name: "func", probes: []probe.Kind{probe.Kprobe, probe.Kretprobe, probe.Fentry, probe.Fexit,
-		probe.Uprobe, probe.Uretprobe}},
-	BRetval: {name: "retval", typ: Int64, probes: []probe.Kind{probe.Kretprobe, probe.Fexit, probe.Uretprobe}},
-	BUstack: {name: "ustack", typ: UStackT},
+// builtins is the table of the builtin variables gtrace implements, keyed
+// by the one list of their names. A nil type is filled in by the checker
+// (comm's and probe's string sizes, args' record).
+var builtins = map[Builtin]builtinSpec{
+	builtin.Pid:     {typ: Uint32},
+	builtin.Tid:     {typ: Uint32},
+	builtin.Uid:     {typ: Uint32},
+	builtin.Gid:     {typ: Uint32},
+	builtin.Nsecs:   {typ: Uint64}, // CLOCK_BOOTTIME, as v0.26
+	builtin.Elapsed: {typ: Uint64},
+	builtin.CPU:     {typ: Uint32},
+	builtin.Ncpus:   {typ: Uint64},
+	builtin.Comm:    {typ: StringType(16)},
+	builtin.Kstack:  {typ: KStackT},
+	builtin.Args:    {context: true},
+	builtin.Probe:   {},
+	builtin.Curtask: {typ: Uint64},
+	builtin.Cgroup:  {typ: Uint64},
+	builtin.Rand:    {typ: Uint32},
+	builtin.Cpid:    {typ: Uint32},
+	builtin.Numaid:  {typ: Uint32},
+	builtin.Jiffies: {typ: Uint64},
+	builtin.ArgN:    {typ: Uint64, context: true},
+	builtin.Func:    {context: true},
+	builtin.Retval:  {typ: Int64, context: true},
+	builtin.Ustack:  {typ: UStackT},
 }
 
+// lookupBuiltin returns the builtin variable name spells, or builtin.None
+// for one gtrace does not implement.
 func lookupBuiltin(name string) Builtin {
-	if _, ok := ArgIndex(name); ok {
-		return BArgN
+	b := builtin.Lookup(name)
+	if _, ok := builtins[b]; !ok {
+		return builtin.None
 	}
-	for b := BPid; int(b) < len(builtins); b++ {
-		if builtins[b].name == name {
-			return b
-		}
-	}
-	return NoBuiltin
+	return b
 }
-
-func (b Builtin) String() string { return builtins[b].name }
 
 // Func is a builtin function such as printf or count.
 type Func int
@@ -215,10 +182,8 @@ func AllFuncs() []Func {
 
 // ArgIndex returns N for the builtin argN.
 func ArgIndex(name string) (int, bool) {
-	digits, ok := strings.CutPrefix(name, "arg")
-	if !ok || digits == "" || len(digits) > 2 {
+	if builtin.Lookup(name) != builtin.ArgN {
 		return 0, false
 	}
-	n, err := strconv.Atoi(digits)
-	return n, err == nil && n >= 0
+	return builtin.Index(name)
 }

@@ -150,7 +150,8 @@ func (c *checker) call(call *ast.Call) *Type {
 			return nil
 		}
 		c.expr(args[0])
-		if k := c.prog.Probe.Kind; k != probe.Uprobe && k != probe.Uretprobe {
+		// uaddr needs a binary, and registers to read an address with.
+		if p := &c.prog.Probe; !p.UserSpace() || p.Context() != probe.Registers {
 			c.errorf(call, "uaddr() can only be used in uprobe and uretprobe probes")
 			return nil
 		}
@@ -315,7 +316,7 @@ func (c *checker) stackCall(call *ast.Call, f Func) *Type {
 	t := &Type{Kind: KStack, Size: 8}
 	if f == FUstack {
 		t = &Type{Kind: UStack, Size: 16}
-	} else if _, _, ok := c.prog.Probe.Fused(); ok {
+	} else if c.prog.Probe.Fused != nil {
 		t.Trim = true
 	}
 	for i, a := range call.Args {

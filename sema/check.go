@@ -13,6 +13,7 @@ import (
 
 	"gtrace/kernel"
 	"gtrace/lang/ast"
+	"gtrace/lang/builtin"
 	"gtrace/lang/diag"
 	"gtrace/lang/token"
 	"gtrace/probe"
@@ -51,6 +52,9 @@ type Options struct {
 	// attach, nil if it would; from the kernel's lists of traceable
 	// functions when nil.
 	Traceable func(fn string) error
+	// NoFusion runs every syscall tracepoint as itself, never fused into
+	// raw_syscalls.
+	NoFusion bool
 }
 
 // Check type-checks prog and expands its probes. Errors and warnings
@@ -243,19 +247,20 @@ func (c *checker) missing(ap *ast.AttachPoint, err *probe.MissingError) bool {
 // syscall of the machine: a few probes are cheaper as tracepoints.
 const fuseAbove = 8
 
-// unfuseFew turns fusion off when the script has few syscall probes.
+// unfuseFew turns fusion off when the script has few syscall probes, or
+// when the options say so.
 func (c *checker) unfuseFew() {
 	n := 0
 	for _, p := range c.info.Progs {
-		if _, _, ok := p.Probe.Fused(); ok {
+		if p.Probe.Fused != nil {
 			n++
 		}
 	}
-	if n > fuseAbove {
+	if n > fuseAbove && !c.opts.NoFusion {
 		return
 	}
 	for _, p := range c.info.Progs {
-		p.Probe.Syscall = 0
+		p.Probe.Fused = nil
 	}
 }
 
@@ -854,7 +859,7 @@ func (c *checker) wantInt(e ast.Expr, t *Type) {
 
 func (c *checker) ident(e *ast.Ident) *Type {
 	b := lookupBuiltin(e.Name)
-	if b == NoBuiltin {
+	if b == builtin.None {
 		if v, ok := c.enumValue(e.Name); ok {
 			c.prog.Consts[e] = v
 			return Int64
@@ -868,25 +873,25 @@ func (c *checker) ident(e *ast.Ident) *Type {
 	}
 	c.prog.Builtins[e] = b
 	spec := builtins[b]
-	if spec.probes != nil && !c.kindIn(spec.probes) {
+	if spec.context && !c.prog.Probe.Offers(b) {
 		c.errorf(e, "The %s builtin can not be used with '%s' probes", e.Name, c.providerName())
 		return nil
 	}
-	if n, _ := ArgIndex(e.Name); b == BArgN && c.prog.Probe.PtRegs() && n >= 6 {
+	if n, _ := ArgIndex(e.Name); b == builtin.ArgN && c.prog.Probe.Context() == probe.Registers && n >= 6 {
 		c.errorf(e, "%s: a %s reads only the six arguments passed in registers, arg0 to arg5", e.Name, c.providerName())
 		return nil
 	}
 	switch b {
-	case BArgs:
+	case builtin.Args:
 		c.errorf(e, "The args builtin must be followed by a field, such as args.%s", "name")
 		return nil
-	case BFunc:
+	case builtin.Func:
 		if c.prog.Probe.Funcs != nil {
 			return StringType(c.prog.Probe.NameSize())
 		}
 		return StringType(len(c.prog.Probe.Func()) + 1)
-	case BRetval:
-		if c.prog.Probe.Kind == probe.Fexit {
+	case builtin.Retval:
+		if c.prog.Probe.Context() == probe.BTFArgs {
 			fa, err := c.funcArgs()
 			if err != nil {
 				c.errorf(e, "%v", err)
@@ -894,30 +899,21 @@ func (c *checker) ident(e *ast.Ident) *Type {
 			}
 			return fa.retval.Type
 		}
-	case BProbe:
+	case builtin.Probe:
 		if c.prog.Probe.Funcs != nil {
 			return StringType(c.prog.Probe.NameSize())
 		}
 		return StringType(len(c.prog.Probe.Name) + 1)
-	case BKstack:
-		if _, _, ok := c.prog.Probe.Fused(); ok {
+	case builtin.Kstack:
+		if c.prog.Probe.Fused != nil {
 			return FusedKStackT
 		}
-	case BCurtask:
+	case builtin.Curtask:
 		if task, err := c.lookupType("struct task_struct"); err == nil {
 			return &Type{Kind: Pointer, Size: 8, BTF: task}
 		}
 	}
 	return spec.typ
-}
-
-func (c *checker) kindIn(kinds []probe.Kind) bool {
-	for _, k := range kinds {
-		if c.prog.Probe.Kind == k {
-			return true
-		}
-	}
-	return false
 }
 
 func (c *checker) providerName() string {
@@ -927,11 +923,11 @@ func (c *checker) providerName() string {
 
 func (c *checker) field(e *ast.Field) *Type {
 	if id, ok := e.X.(*ast.Ident); ok && id.Name == "args" {
-		if !c.kindIn(builtins[BArgs].probes) {
+		if !c.prog.Probe.Offers(builtin.Args) {
 			c.errorf(id, "The args builtin can not be used with '%s' probes", c.providerName())
 			return nil
 		}
-		c.prog.Builtins[id] = BArgs
+		c.prog.Builtins[id] = builtin.Args
 		c.prog.Types[id] = VoidT
 		fields, err := c.probeArgs()
 		if err != nil {

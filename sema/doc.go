@@ -4,5 +4,8 @@
 //
 // Results live in an Info side table keyed by AST node, as go/types keeps
 // them; the tree itself is never changed. Builtins and functions are one
-// table, builtins.go: no other code matches their names.
+// table, builtins.go: no other code matches their names. The names of
+// builtin variables are lang/builtin's, which the parser shares; which
+// of those read from the probe's context each provider offers is the
+// provider's to say (probe.Probe.Offers).
 package sema

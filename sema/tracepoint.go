@@ -35,7 +35,7 @@ func (c *checker) argFields(f *kernel.Format) []*ArgField {
 		}
 		fields = append(fields, af)
 	}
-	if _, _, ok := c.prog.Probe.Fused(); ok {
+	if c.prog.Probe.Fused != nil {
 		return fuseFields(fields)
 	}
 	return fields
@@ -95,7 +95,7 @@ func tracepointFormat(category, event string) (*kernel.Format, error) {
 // probeArgs lists the fields of args: a tracepoint's record, or an
 // fentry or fexit function's parameters.
 func (c *checker) probeArgs() ([]*ArgField, error) {
-	if k := c.prog.Probe.Kind; k == probe.Fentry || k == probe.Fexit {
+	if c.prog.Probe.Context() == probe.BTFArgs {
 		fa, err := c.funcArgs()
 		if err != nil {
 			return nil, err

@@ -15,8 +15,8 @@ import (
 
 	"gtrace/codegen"
 	"gtrace/compiler"
-	"gtrace/kernel"
 	"gtrace/output"
+	"gtrace/probe"
 	"gtrace/runtime"
 	"gtrace/sema"
 )
@@ -309,9 +309,9 @@ func (d *debugStages) parse(arg string) error {
 }
 
 func list(o *options, stdout, stderr io.Writer) int {
-	listFn := kernel.ListProbes
+	listFn := probe.List
 	if o.listVerbose {
-		listFn = kernel.ListProbesVerbose
+		listFn = probe.ListVerbose
 	}
 	lines, err := listFn(o.listPattern)
 	if errors.Is(err, fs.ErrPermission) {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"gtrace/lang/ast"
+	"gtrace/lang/builtin"
 	"gtrace/lang/diag"
 	"gtrace/lang/scanner"
 	"gtrace/lang/token"
@@ -763,7 +764,7 @@ func (p *parser) maybeType() bool {
 	case token.STRUCT, token.UNION, token.ENUM:
 		return true
 	case token.IDENT:
-		return !isBuiltin(p.lit)
+		return !builtin.Reserved(p.lit)
 	}
 	return false
 }
@@ -776,24 +777,6 @@ func startsExpr(k token.Kind) bool {
 		return true
 	}
 	return false
-}
-
-// isBuiltin reports whether name is a builtin variable, which a '(' name
-// ')' groups rather than casts to.
-func isBuiltin(name string) bool {
-	switch name {
-	case "args", "ctx", "kstack", "ustack", "nsecs", "elapsed", "pid", "tid",
-		"uid", "gid", "cpu", "ncpus", "numaid", "comm", "cgroup", "cpid",
-		"curtask", "func", "probe", "rand", "retval", "username", "jiffies",
-		"usermode", "__builtin_retval":
-		return true
-	}
-	for _, prefix := range []string{"arg", "sarg"} {
-		if rest, ok := strings.CutPrefix(name, prefix); ok && isDecimal(rest) {
-			return true
-		}
-	}
-	return strings.HasPrefix(name, "__builtin_")
 }
 
 // parseType parses a type such as uint8, struct task_struct *, or

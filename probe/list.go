@@ -1,0 +1,180 @@
+package probe
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"gtrace/kernel"
+	"gtrace/symbol"
+)
+
+// listing is how a provider lists its probes for -l and -lv.
+type listing struct {
+	// qualified providers name probes "target:name"; a pattern that only
+	// gives the name matches any target.
+	qualified bool
+	// explicit providers are listed only when the pattern names them, not
+	// through a wildcard, like the probe types bpftrace v0.26 leaves out
+	// of its kernel probe list.
+	explicit bool
+	// probes lists the probes, after the provider's name.
+	probes func(l *lister) ([]string, error)
+	// params lists a probe's arguments for -lv; nil lists none.
+	params func(l *lister, probe string) ([]string, error)
+	// inBinary, instead of probes, lists the probes of the binaries
+	// that the pattern's second part names, as whole lines.
+	inBinary func(parts []string) ([]string, error)
+}
+
+// List returns the probes matching pattern, one per line, as bpftrace -l
+// prints them. pattern may hold several comma-separated patterns; an
+// empty pattern lists everything. Patterns such as "struct task_struct"
+// list the kernel's types instead.
+func List(pattern string) ([]string, error) {
+	return (&lister{}).list(pattern, false)
+}
+
+// ListVerbose is like List but follows each probe with its arguments,
+// indented by four spaces, as bpftrace -lv prints them.
+func ListVerbose(pattern string) ([]string, error) {
+	return (&lister{}).list(pattern, true)
+}
+
+// lister holds what one listing has loaded, so that BTF is parsed at most
+// once per call.
+type lister struct {
+	types kernel.TypeLister
+	// rawParams maps "module:name" to the raw tracepoint's arguments.
+	rawParams map[string][]string
+}
+
+func (l *lister) list(pattern string, verbose bool) ([]string, error) {
+	var out []string
+	for _, pat := range strings.Split(pattern, ",") {
+		pat = strings.TrimSpace(pat)
+		if kernel.IsTypePattern(pat) {
+			lines, err := l.types.List(strings.Join(strings.Fields(pat), " "), verbose)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, lines...)
+			continue
+		}
+		// Like bpftrace, a bare word is a pattern for the probe name.
+		if pat == "" {
+			pat = "*:*"
+		} else if !strings.Contains(pat, ":") {
+			pat = "*:" + pat
+		}
+		lines, err := l.listOne(pat, verbose)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, lines...)
+	}
+	return out, nil
+}
+
+func (l *lister) listOne(pattern string, verbose bool) ([]string, error) {
+	parts := strings.Split(pattern, ":")
+	// bpftrace splits with getline, which drops one trailing empty part.
+	if len(parts) > 1 && parts[len(parts)-1] == "" {
+		parts = parts[:len(parts)-1]
+	}
+	_, search, _ := strings.Cut(pattern, ":")
+
+	var out []string
+	for _, p := range listedProviders(parts[0]) {
+		name, ls := p.names[0], p.list
+		if ls.inBinary != nil {
+			lines, err := ls.inBinary(parts)
+			if err != nil {
+				return nil, fmt.Errorf("list %s probes: %w", name, err)
+			}
+			out = append(out, lines...)
+			continue
+		}
+		in := search
+		if ls.qualified && len(parts) <= 2 {
+			in = "*:" + search
+		} else if in == "" {
+			in = "*"
+		}
+		all, err := ls.probes(l)
+		if err != nil {
+			return nil, fmt.Errorf("list %s probes: %w", name, err)
+		}
+		for _, m := range kernel.MatchAll(in, all) {
+			out = append(out, name+":"+m)
+			if !verbose || ls.params == nil {
+				continue
+			}
+			params, err := ls.params(l, m)
+			if err != nil {
+				return nil, fmt.Errorf("list %s:%s arguments: %w", name, m, err)
+			}
+			for _, param := range params {
+				out = append(out, "    "+param)
+			}
+		}
+	}
+	return out, nil
+}
+
+// listedProviders expands the provider part of a pattern into the
+// providers that list probes, sorted by name, the order bpftrace lists
+// them in. An unknown provider matches nothing, as in bpftrace.
+func listedProviders(pattern string) []*provider {
+	if pattern == "" {
+		pattern = "*"
+	}
+	// A name is matched as spelt (U is usdt, u uprobe), else in lower
+	// case (HARDWARE).
+	name := pattern
+	if !slices.ContainsFunc(slices.Collect(maps.Values(providers)), func(p *provider) bool {
+		return slices.Contains(p.names, name)
+	}) {
+		name = strings.ToLower(pattern)
+	}
+	var out []*provider
+	for _, p := range providers {
+		if p.list == nil {
+			continue
+		}
+		if kernel.HasWildcard(pattern) {
+			if !p.list.explicit && kernel.Match(pattern, p.names[0]) {
+				out = append(out, p)
+			}
+		} else if slices.Contains(p.names, name) {
+			out = append(out, p)
+		}
+	}
+	slices.SortFunc(out, func(a, b *provider) int { return cmp.Compare(a.names[0], b.names[0]) })
+	return out
+}
+
+// inBinaryFunctions lists the functions of the binary the pattern names,
+// as PROVIDER:BINARY:function lines.
+func inBinaryFunctions(provider string) func(parts []string) ([]string, error) {
+	return func(parts []string) ([]string, error) {
+		if len(parts) < 3 || parts[1] == "" || kernel.HasWildcard(parts[1]) {
+			return nil, nil
+		}
+		path, err := symbol.ResolveBinary(parts[1])
+		if err != nil {
+			return nil, err
+		}
+		funcs, err := symbol.Functions(path)
+		if err != nil {
+			return nil, err
+		}
+		var out []string
+		for _, f := range kernel.MatchAll(strings.Join(parts[2:], ":"), funcs) {
+			out = append(out, provider+":"+path+":"+f)
+		}
+		return out, nil
+	}
+}
