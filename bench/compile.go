@@ -4,13 +4,10 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/cilium/ebpf/btf"
-
 	"gtrace/codegen"
-	"gtrace/kernel"
+	"gtrace/internal/fakekernel"
 	"gtrace/lang/parser"
 	"gtrace/lang/token"
-	"gtrace/probe"
 	"gtrace/sema"
 )
 
@@ -59,9 +56,10 @@ func GenerateProgram(lines int) string {
 }
 
 // Compile lexes, parses, checks and compiles src as gtrace does, but
-// with fakes for what the kernel would tell: every tracepoint has the
-// fields of syscalls:sys_enter_read, attach points are taken as written
-// and the kernel has no types. It needs no root.
+// with the fake kernel of internal/fakekernel for what the kernel would
+// tell: every tracepoint has the fields of syscalls:sys_enter_read, or
+// of sys_exit_read, and attach points are taken as written. It needs no
+// root.
 func Compile(src []byte) (*codegen.Output, error) {
 	file := token.NewFile("bench.bt", src)
 	prog, errs := parser.ParseFile(file)
@@ -69,7 +67,7 @@ func Compile(src []byte) (*codegen.Output, error) {
 		return nil, fmt.Errorf("parse: %w", errs)
 	}
 	info, errs := sema.Check(prog, &sema.Options{Config: sema.DefaultConfig(),
-		Expand: fakeExpand, Format: fakeFormat, KernelType: fakeKernelType})
+		Expand: fakekernel.Expand, Format: fakekernel.Format, KernelType: fakekernel.KernelType})
 	if errs.HasErrors() {
 		return nil, fmt.Errorf("check: %w", errs)
 	}
@@ -78,31 +76,4 @@ func Compile(src []byte) (*codegen.Output, error) {
 		return nil, fmt.Errorf("codegen: %w", err)
 	}
 	return out, nil
-}
-
-// fakeExpand takes tracepoints as written, without the kernel's list.
-func fakeExpand(text string) ([]probe.Probe, error) {
-	if rest, ok := strings.CutPrefix(text, "tracepoint:"); ok {
-		cat, ev, _ := strings.Cut(rest, ":")
-		return []probe.Probe{{Kind: probe.Tracepoint, Name: text, Target: cat, Event: ev}}, nil
-	}
-	return probe.Parse(text)
-}
-
-// fakeFormat gives every tracepoint the fields of syscalls:sys_enter_read
-// and sys_exit_read.
-func fakeFormat(category, event string) (*kernel.Format, error) {
-	return &kernel.Format{Fields: []kernel.Field{
-		{Name: "__syscall_nr", CType: "int", Offset: 8, Size: 4, Signed: true},
-		{Name: "fd", CType: "unsigned int", Offset: 16, Size: 8},
-		{Name: "buf", CType: "char *", Offset: 24, Size: 8},
-		{Name: "count", CType: "size_t", Offset: 32, Size: 8},
-		{Name: "ret", CType: "long", Offset: 16, Size: 8, Signed: true},
-		{Name: "filename", CType: "const char *", Offset: 40, Size: 8},
-	}}, nil
-}
-
-// fakeKernelType finds no kernel types.
-func fakeKernelType(name string) (btf.Type, error) {
-	return nil, fmt.Errorf("%s: no kernel types in benchmarks", name)
 }
