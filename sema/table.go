@@ -1,5 +1,11 @@
 package sema
 
+import (
+	"slices"
+
+	"gtrace/probe"
+)
+
 // BuiltinNames lists the names of the builtin variables, in table order,
 // for tests that walk the table; "argN" stands for arg0, arg1 and on.
 func BuiltinNames() []string {
@@ -18,4 +24,11 @@ func FuncNames() []string {
 		names = append(names, f.String())
 	}
 	return names
+}
+
+// BuiltinKinds lists the probe kinds in which the builtin variable name
+// may be used; nil for a builtin allowed in every kind, or for no
+// builtin.
+func BuiltinKinds(name string) []probe.Kind {
+	return slices.Clone(builtins[lookupBuiltin(name)].probes)
 }
