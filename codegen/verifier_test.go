@@ -13,8 +13,8 @@ import (
 	"gtrace/sema"
 )
 
-// allSamples lists every sample script: of the builtins, the functions
-// and the probe kinds.
+// allSamples lists every sample script: of the builtins, the functions,
+// the probe kinds and the expressions.
 func allSamples() []string {
 	var srcs []string
 	for _, samples := range []map[string][]string{builtinSamples, funcSamples} {
@@ -31,7 +31,7 @@ func allSamples() []string {
 	for _, pk := range probeKinds {
 		srcs = append(srcs, probeSample(pk.attach))
 	}
-	return srcs
+	return append(srcs, exprSamples...)
 }
 
 // inKernel reports whether src attaches only to kernel functions:
