@@ -1,6 +1,7 @@
 package codegen_test
 
 import (
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -18,13 +19,7 @@ import (
 func allSamples() []string {
 	var srcs []string
 	for _, samples := range []map[string][]string{builtinSamples, funcSamples} {
-		for _, name := range slices.Sorted(func(yield func(string) bool) {
-			for name := range samples {
-				if !yield(name) {
-					return
-				}
-			}
-		}) {
+		for _, name := range slices.Sorted(maps.Keys(samples)) {
 			srcs = append(srcs, samples[name]...)
 		}
 	}
@@ -34,9 +29,9 @@ func allSamples() []string {
 	return append(srcs, exprSamples...)
 }
 
-// inKernel reports whether src attaches only to kernel functions:
-// kprobes, kretprobes, fentry and fexit, which this machine's kernel
-// can not run (see TestVerifierVM).
+// inKernel reports whether src's probe is on a kernel function: a
+// kprobe, kretprobe, fentry or fexit, which this machine's kernel can
+// not attach or load (see TestVerifierVM).
 func inKernel(src string) bool {
 	for _, prefix := range []string{"kprobe:", "kretprobe:", "fentry:", "fexit:"} {
 		if strings.HasPrefix(src, prefix) {
@@ -55,21 +50,15 @@ func load(t *testing.T, out *codegen.Output) {
 		t.Fatalf("create maps: %v", err)
 	}
 	defer coll.Close()
-	for _, name := range slices.Sorted(func(yield func(string) bool) {
-		for name := range out.Spec.Programs {
-			if !yield(name) {
-				return
-			}
-		}
-	}) {
+	for _, name := range slices.Sorted(maps.Keys(out.Spec.Programs)) {
 		spec := out.Spec.Programs[name].Copy()
 		refs := spec.Instructions.ReferenceOffsets()
-		for m, fd := range coll.Maps {
-			if len(refs[m]) == 0 {
+		for mapName, m := range coll.Maps {
+			if len(refs[mapName]) == 0 {
 				continue
 			}
-			if err := spec.Instructions.AssociateMap(m, fd); err != nil {
-				t.Fatalf("%s: associate map %s: %v", name, m, err)
+			if err := spec.Instructions.AssociateMap(mapName, m); err != nil {
+				t.Fatalf("%s: associate map %s: %v", name, mapName, err)
 			}
 		}
 		prog, err := ebpf.NewProgram(spec)
