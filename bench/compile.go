@@ -4,12 +4,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/cilium/ebpf/btf"
-
 	"gtrace/codegen"
 	"gtrace/compiler"
-	"gtrace/kernel"
-	"gtrace/probe"
+	"gtrace/internal/fakekernel"
 	"gtrace/sema"
 )
 
@@ -58,42 +55,17 @@ func GenerateProgram(lines int) string {
 }
 
 // Compile lexes, parses, checks and compiles src as gtrace does, but
-// with fakes for what the kernel would tell: every tracepoint has the
-// fields of syscalls:sys_enter_read, attach points are taken as written
-// and the kernel has no types. It needs no root.
+// with the fake kernel of internal/fakekernel for what the kernel would
+// tell: every tracepoint has the fields of syscalls:sys_enter_read, or
+// of sys_exit_read, and attach points are taken as written. It needs no
+// root.
 func Compile(src []byte) (*codegen.Output, error) {
 	prog, err := compiler.Compile(src, &compiler.Options{Name: "bench.bt",
-		Check:   sema.Options{Expand: fakeExpand, Format: fakeFormat, KernelType: fakeKernelType},
+		Check: sema.Options{Expand: fakekernel.Expand, Format: fakekernel.Format,
+			KernelType: fakekernel.KernelType},
 		Codegen: codegen.Options{NumCPU: 2}})
 	if err != nil {
 		return nil, err
 	}
 	return prog.Output, nil
-}
-
-// fakeExpand takes tracepoints as written, without the kernel's list.
-func fakeExpand(text string) ([]probe.Probe, error) {
-	if rest, ok := strings.CutPrefix(text, "tracepoint:"); ok {
-		cat, ev, _ := strings.Cut(rest, ":")
-		return []probe.Probe{{Kind: probe.Tracepoint, Name: text, Target: cat, Event: ev}}, nil
-	}
-	return probe.Parse(text)
-}
-
-// fakeFormat gives every tracepoint the fields of syscalls:sys_enter_read
-// and sys_exit_read.
-func fakeFormat(category, event string) (*kernel.Format, error) {
-	return &kernel.Format{Fields: []kernel.Field{
-		{Name: "__syscall_nr", CType: "int", Offset: 8, Size: 4, Signed: true},
-		{Name: "fd", CType: "unsigned int", Offset: 16, Size: 8},
-		{Name: "buf", CType: "char *", Offset: 24, Size: 8},
-		{Name: "count", CType: "size_t", Offset: 32, Size: 8},
-		{Name: "ret", CType: "long", Offset: 16, Size: 8, Signed: true},
-		{Name: "filename", CType: "const char *", Offset: 40, Size: 8},
-	}}, nil
-}
-
-// fakeKernelType finds no kernel types.
-func fakeKernelType(name string) (btf.Type, error) {
-	return nil, fmt.Errorf("%s: no kernel types in benchmarks", name)
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cilium/ebpf/btf"
 
+	"gtrace/internal/fakekernel"
 	"gtrace/lang/builtin"
 	"gtrace/lang/parser"
 	"gtrace/lang/token"
@@ -39,9 +40,9 @@ func TestContextBuiltins(t *testing.T) {
 				}
 				_, errs = Check(prog, &Options{Config: DefaultConfig(),
 					Expand:     func(string) ([]probe.Probe, error) { return []probe.Probe{p}, nil },
-					Format:     fakeFormat,
+					Format:     fakekernel.Format,
 					Func:       func(name string) (*btf.Func, error) { return nil, errors.New("no BTF") },
-					HasKprobes: fakeHasKprobes, Traceable: fakeTraceable})
+					HasKprobes: fakekernel.HasKprobes, Traceable: fakekernel.Traceable})
 				want := fmt.Sprintf("The %s builtin can not be used with '%s' probes", strings.TrimSuffix(u.use, ".fd"), k)
 				var refused bool
 				for _, e := range errs {

@@ -1,76 +1,20 @@
 package sema
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 
-	"github.com/cilium/ebpf/btf"
-
-	"gtrace/kernel"
+	"gtrace/internal/fakekernel"
 	"gtrace/lang/ast"
 	"gtrace/lang/parser"
 	"gtrace/lang/token"
-	"gtrace/probe"
 )
 
-// fakeFormat stands in for tracefs: sys_enter_read's fields, so that the
-// checker runs without root.
-func fakeFormat(category, event string) (*kernel.Format, error) {
-	return &kernel.Format{Fields: []kernel.Field{
-		{Name: "fd", CType: "unsigned int", Offset: 16, Size: 8},
-		{Name: "buf", CType: "char *", Offset: 24, Size: 8},
-		{Name: "count", CType: "size_t", Offset: 32, Size: 8},
-		{Name: "comm", CType: "char[16]", Offset: 40, Size: 16, ArrayLen: 16},
-		{Name: "filename", CType: "char[]", Offset: 56, Size: 4, DataLoc: true},
-	}}, nil
-}
-
-// fakeKernelType stands in for vmlinux BTF: struct pair { int a; union
-// { long b; struct pair *c; }; unsigned int d:3; struct inner in; }.
-func fakeKernelType(name string) (btf.Type, error) {
-	i32 := &btf.Int{Name: "int", Size: 4, Encoding: btf.Signed}
-	i64 := &btf.Int{Name: "long", Size: 8, Encoding: btf.Signed}
-	inner := &btf.Struct{Name: "inner", Size: 16, Members: []btf.Member{
-		{Name: "x", Type: i64}, {Name: "y", Type: i64, Offset: 64}}}
-	pair := &btf.Struct{Name: "pair", Size: 40}
-	anon := &btf.Union{Size: 8, Members: []btf.Member{
-		{Name: "b", Type: i64}, {Name: "c", Type: &btf.Pointer{Target: pair}}}}
-	pair.Members = []btf.Member{{Name: "a", Type: i32}, {Type: anon, Offset: 64},
-		{Name: "d", Type: i32, Offset: 128, BitfieldSize: 3},
-		{Name: "in", Type: &btf.Typedef{Name: "inner_t", Type: inner}, Offset: 192}}
-	if name == "struct pair" {
-		return pair, nil
-	}
-	return nil, fmt.Errorf("%s is not in the kernel's BTF", name)
-}
-
-// fakeKaddr stands in for kallsyms: only jiffies exists.
-func fakeKaddr(name string) (uint64, bool) { return 0xffffffff82000000, name == "jiffies" }
-
-// fakeHasKprobes stands in for the kernel's kprobe support: it has it.
-func fakeHasKprobes() bool { return true }
-
-// fakeTraceable stands in for available_filter_functions: every function
-// but "notrace_fn" is traceable.
-func fakeTraceable(fn string) error {
-	if fn == "notrace_fn" {
-		return errNotTraceable(fn)
-	}
-	return nil
-}
-
-// fakeEnumValue stands in for the kernel's enums: PAIR_B = 2.
-func fakeEnumValue(name string) (int64, bool) { return 2, name == "PAIR_B" }
-
-// fakeExpand resolves attach points without the kernel: tracepoints are
-// taken as written, wildcards and all.
-func fakeExpand(text string) ([]probe.Probe, error) {
-	if rest, ok := strings.CutPrefix(text, "tracepoint:"); ok {
-		cat, ev, _ := strings.Cut(rest, ":")
-		return []probe.Probe{{Kind: probe.Tracepoint, Name: text, Target: cat, Event: ev}}, nil
-	}
-	return probe.Parse(text)
+// fakeOptions checks with cfg against the fake kernel, without root.
+func fakeOptions(cfg Config) *Options {
+	return &Options{Config: cfg, Expand: fakekernel.Expand, Format: fakekernel.Format,
+		KernelType: fakekernel.KernelType, EnumValue: fakekernel.EnumValue, Func: fakekernel.Func,
+		Kaddr: fakekernel.Kaddr, HasKprobes: fakekernel.HasKprobes, Traceable: fakekernel.Traceable}
 }
 
 func check(t *testing.T, src string, unsafe bool) (*Info, string) {
@@ -83,9 +27,7 @@ func check(t *testing.T, src string, unsafe bool) (*Info, string) {
 	cfg := DefaultConfig()
 	cfg.Unsafe = unsafe
 	cfg.Params = []string{"7", "text"}
-	info, errs := Check(prog, &Options{Config: cfg, Expand: fakeExpand, Format: fakeFormat,
-		KernelType: fakeKernelType, EnumValue: fakeEnumValue, Kaddr: fakeKaddr,
-		HasKprobes: fakeHasKprobes, Traceable: fakeTraceable})
+	info, errs := Check(prog, fakeOptions(cfg))
 	if len(errs) == 0 {
 		return info, ""
 	}
@@ -339,8 +281,9 @@ func TestKprobeWarnings(t *testing.T) {
 			}
 			cfg := DefaultConfig()
 			cfg.MissingProbes = tt.missing
-			info, errs := Check(prog, &Options{Config: cfg, Expand: fakeExpand, Format: fakeFormat,
-				HasKprobes: func() bool { return tt.hasKprobes }, Traceable: fakeTraceable})
+			opts := fakeOptions(cfg)
+			opts.HasKprobes = func() bool { return tt.hasKprobes }
+			info, errs := Check(prog, opts)
 			if info == nil {
 				t.Fatalf("refused: %v", errs)
 			}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"gtrace/internal/fakekernel"
 	"gtrace/lang/parser"
 	"gtrace/lang/token"
 	"gtrace/probe"
@@ -39,7 +40,7 @@ func TestFusion(t *testing.T) {
 				return []probe.Probe{p}, nil
 			}
 			info, errs := Check(prog, &Options{Config: DefaultConfig(), Expand: expand,
-				Format: fakeFormat, NoFusion: tt.noFusion})
+				Format: fakekernel.Format, NoFusion: tt.noFusion})
 			if errs.HasErrors() {
 				t.Fatal(errs)
 			}

@@ -34,9 +34,7 @@ func FuzzCheck(f *testing.F) {
 			return
 		}
 		cfg := DefaultConfig()
-		info, errs := Check(prog, &Options{Config: cfg, Expand: fakeExpand, Format: fakeFormat,
-			KernelType: fakeKernelType, EnumValue: fakeEnumValue, Kaddr: fakeKaddr,
-			HasKprobes: fakeHasKprobes, Traceable: fakeTraceable})
+		info, errs := Check(prog, fakeOptions(cfg))
 		if info == nil && len(errs) == 0 {
 			t.Fatalf("no info and no errors for %q", src)
 		}

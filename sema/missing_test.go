@@ -64,8 +64,9 @@ func TestMissingProbes(t *testing.T) {
 		}
 		cfg := DefaultConfig()
 		cfg.MissingProbes = tt.mode
-		info, errs := Check(prog, &Options{Config: cfg, Expand: missingExpand, Format: fakeFormat,
-			KernelType: fakeKernelType, EnumValue: fakeEnumValue, Kaddr: fakeKaddr})
+		opts := fakeOptions(cfg)
+		opts.Expand = missingExpand
+		info, errs := Check(prog, opts)
 		var diags []string
 		for _, e := range errs {
 			kind := "E: "
