@@ -34,14 +34,55 @@ func (g *gen) aggregate(m *ast.Map, l *MapLayout, call *ast.Call) {
 		agg = sema.AggCount
 	}
 	g.lookup(l, key)
-	insert, done := g.newLabel(), g.newLabel()
-	g.emit(asm.JEq.Imm(asm.R0, 0, insert), asm.LoadMem(asm.R2, regScratch, int16(arg), asm.DWord))
-	// R0 points at this CPU's value, R2 holds the argument.
+	done := g.newLabel()
+	if l.Buckets > 0 || l.Single {
+		// An array's entry always exists: the check is for the verifier.
+		g.emit(asm.JEq.Imm(asm.R0, 0, done))
+		g.accumulate(l, agg, arg)
+		g.place(done)
+		return
+	}
+	insert := g.newLabel()
+	g.emit(asm.JEq.Imm(asm.R0, 0, insert))
+	g.accumulate(l, agg, arg)
+	g.emit(asm.Ja.Label(done))
+	// First value on this CPU: insert the initial value.
+	g.place(insert)
+	val := g.alloc(l.ValueSize)
+	g.emit(asm.LoadMem(asm.R2, regScratch, int16(arg), asm.DWord))
+	switch agg {
+	case sema.AggCount:
+		g.emit(asm.Mov.Imm(asm.R1, 1), asm.StoreMem(regScratch, int16(val), asm.R1, asm.DWord))
+	case sema.AggSum:
+		g.emit(asm.StoreMem(regScratch, int16(val), asm.R2, asm.DWord))
+	case sema.AggMin, sema.AggMax:
+		g.emit(asm.StoreMem(regScratch, int16(val), asm.R2, asm.DWord),
+			asm.Mov.Imm(asm.R1, 1), asm.StoreMem(regScratch, int16(val+8), asm.R1, asm.DWord))
+	case sema.AggAvg, sema.AggStats:
+		g.emit(asm.Mov.Imm(asm.R1, 1), asm.StoreMem(regScratch, int16(val), asm.R1, asm.DWord),
+			asm.StoreMem(regScratch, int16(val+8), asm.R2, asm.DWord))
+	}
+	g.update(l, key, val)
+	g.place(done)
+}
+
+// accumulate adds the argument at scratch offset arg to the value R0
+// points at, this CPU's, for the aggregation agg (count for buckets).
+func (g *gen) accumulate(l *MapLayout, agg sema.AggKind, arg int) {
+	if agg != sema.AggCount {
+		g.emit(asm.LoadMem(asm.R2, regScratch, int16(arg), asm.DWord))
+	}
+	// R0 points at the value, R2 holds the argument.
 	switch agg {
 	case sema.AggCount:
 		g.emit(asm.LoadMem(asm.R1, asm.R0, 0, asm.DWord), asm.Add.Imm(asm.R1, 1), asm.StoreMem(asm.R0, 0, asm.R1, asm.DWord))
 	case sema.AggSum:
 		g.emit(asm.LoadMem(asm.R1, asm.R0, 0, asm.DWord), asm.Add.Reg(asm.R1, asm.R2), asm.StoreMem(asm.R0, 0, asm.R1, asm.DWord))
+		if l.Single {
+			// The mark, for a total of zero; only its being
+			// non-zero counts, so its low half will do.
+			g.emit(asm.StoreImm(asm.R0, int16(l.ValueSize-8), 1, asm.Word))
+		}
 	case sema.AggMin, sema.AggMax:
 		// {value, set}: replace when unset or beaten.
 		store, keep := g.newLabel(), g.newLabel()
@@ -66,25 +107,6 @@ func (g *gen) aggregate(m *ast.Map, l *MapLayout, call *ast.Call) {
 			asm.LoadMem(asm.R1, asm.R0, 8, asm.DWord), asm.Add.Reg(asm.R1, asm.R2), asm.StoreMem(asm.R0, 8, asm.R1, asm.DWord),
 		)
 	}
-	g.emit(asm.Ja.Label(done))
-	// First value on this CPU: insert the initial value.
-	g.place(insert)
-	val := g.alloc(l.ValueSize)
-	g.emit(asm.LoadMem(asm.R2, regScratch, int16(arg), asm.DWord))
-	switch agg {
-	case sema.AggCount:
-		g.emit(asm.Mov.Imm(asm.R1, 1), asm.StoreMem(regScratch, int16(val), asm.R1, asm.DWord))
-	case sema.AggSum:
-		g.emit(asm.StoreMem(regScratch, int16(val), asm.R2, asm.DWord))
-	case sema.AggMin, sema.AggMax:
-		g.emit(asm.StoreMem(regScratch, int16(val), asm.R2, asm.DWord),
-			asm.Mov.Imm(asm.R1, 1), asm.StoreMem(regScratch, int16(val+8), asm.R1, asm.DWord))
-	case sema.AggAvg, sema.AggStats:
-		g.emit(asm.Mov.Imm(asm.R1, 1), asm.StoreMem(regScratch, int16(val), asm.R1, asm.DWord),
-			asm.StoreMem(regScratch, int16(val+8), asm.R2, asm.DWord))
-	}
-	g.update(l, key, val)
-	g.place(done)
 }
 
 // histBucket turns the value in R0 into its hist(v, k) bucket, the

@@ -86,17 +86,18 @@ func Compile(info *sema.Info, opts *Options) (*Output, error) {
 	}
 	out := &Output{Spec: &ebpf.CollectionSpec{Maps: map[string]*ebpf.MapSpec{}, Programs: map[string]*ebpf.ProgramSpec{}},
 		Maps: map[string]*MapLayout{}, MaxStrlen: info.Config.MaxStrlen, Slots: map[string]int{}}
-	arrays := arrayHists(info)
+	arrays := arrayMaps(info)
 	for i, name := range info.MapNames {
 		mi := info.Maps[name]
-		l := newMapLayout(mi, fmt.Sprintf("m%d_%s", i, mapSuffix(name)), i)
+		l := newMapLayout(mi, fmt.Sprintf("m%d_%s", i, mapSuffix(name)), i, arrays[name])
 		out.Maps[name] = l
 		spec := &ebpf.MapSpec{Name: l.BPFName, Type: ebpf.Hash,
 			KeySize: uint32(l.KeySize), ValueSize: uint32(l.ValueSize), MaxEntries: uint32(info.Config.MaxMapKeys)}
 		switch {
-		case arrays[name]:
-			l.Buckets, l.KeySize = bucketCount(mi.Value), 4
-			spec.Type, spec.KeySize, spec.MaxEntries = ebpf.PerCPUArray, 4, uint32(l.Buckets)
+		case l.Buckets > 0:
+			spec.Type, spec.MaxEntries = ebpf.PerCPUArray, uint32(l.Buckets)
+		case l.Single:
+			spec.Type, spec.MaxEntries = ebpf.PerCPUArray, 1
 		case l.PerCPU:
 			spec.Type = ebpf.PerCPUHash
 		}

@@ -48,9 +48,17 @@ type MapLayout struct {
 	// inline it. Its entries always exist, so reading it skips a map
 	// whose buckets are all zero.
 	Buckets int
+	// Single says the map is a key-less count, sum, min, max, avg or
+	// stats kept in a per-CPU array of one entry, for the same reason.
+	// A map whose words are all zero on every CPU was never written (or
+	// was cleared): count, avg and stats count their values, min and
+	// max flag theirs, and the value ends in a mark word that sum()
+	// sets, as its total may be zero, and zero() too, as a zeroed map
+	// still prints.
+	Single bool
 }
 
-func newMapLayout(mi *sema.MapInfo, bpfName string, index int) *MapLayout {
+func newMapLayout(mi *sema.MapInfo, bpfName string, index int, array bool) *MapLayout {
 	l := &MapLayout{Name: mi.Name, BPFName: bpfName, Index: index, Key: mi.Key, Value: mi.Value, KeySize: 8}
 	if mi.Key != nil {
 		l.KeySize = align8(mi.Key.Size)
@@ -59,18 +67,29 @@ func newMapLayout(mi *sema.MapInfo, bpfName string, index int) *MapLayout {
 	switch {
 	case v.Kind != sema.Agg:
 		l.ValueSize = align8(v.Size)
-	case v.Agg == sema.AggHist || v.Agg == sema.AggLHist:
+		return l
+	case isHist(v):
 		l.KeySize += 8 // the bucket index follows the key
 		l.ValueSize = 8
-		l.PerCPU = true
 	case v.Agg == sema.AggCount || v.Agg == sema.AggSum:
 		l.ValueSize = 8
-		l.PerCPU = true
 	default: // min, max: value and a set flag; avg, stats: count and total
 		l.ValueSize = 16
-		l.PerCPU = true
+	}
+	l.PerCPU = true
+	switch {
+	case !array:
+	case isHist(v):
+		l.Buckets, l.KeySize = bucketCount(v), 4
+	default:
+		l.Single, l.KeySize = true, 4
+		l.ValueSize += 8 // the mark
 	}
 	return l
+}
+
+func isHist(v *sema.Type) bool {
+	return v.Kind == sema.Agg && (v.Agg == sema.AggHist || v.Agg == sema.AggLHist)
 }
 
 // bucketCount is how many buckets a hist or lhist value can fall in.
@@ -84,15 +103,15 @@ func bucketCount(v *sema.Type) int {
 	return (64-k)<<k + 1
 }
 
-// arrayHists lists the key-less hist and lhist maps that can live in a
-// per-CPU array: those that no delete(), has_key(), len(), zero() or for
-// loop names. An array's entries always exist and cannot be deleted, so
-// an array of zeros reads as a map never written, where a zeroed map
-// still prints its name.
-func arrayHists(info *sema.Info) map[string]bool {
+// arrayMaps lists the key-less aggregations that can live in a per-CPU
+// array: those that no delete(), has_key(), len() or for loop names, as
+// an array's entries always exist and cannot be deleted. A hist or lhist
+// must not be zeroed either: it has no mark, so zeroed it would read as
+// a map never written, where a zeroed map still prints its name.
+func arrayMaps(info *sema.Info) map[string]bool {
 	out := map[string]bool{}
 	for name, mi := range info.Maps {
-		if mi.Key == nil && mi.Value.Kind == sema.Agg && (mi.Value.Agg == sema.AggHist || mi.Value.Agg == sema.AggLHist) {
+		if mi.Key == nil && mi.Value.Kind == sema.Agg {
 			out[name] = true
 		}
 	}
@@ -104,10 +123,12 @@ func arrayHists(info *sema.Info) map[string]bool {
 					delete(out, n.Map.Name)
 				}
 			case *ast.Call:
-				switch p.Funcs[n] {
+				f := p.Funcs[n]
+				switch f {
 				case sema.FDelete, sema.FHasKey, sema.FLen, sema.FZero:
 					for _, a := range n.Args {
-						if m, ok := a.(*ast.Map); ok {
+						m, ok := a.(*ast.Map)
+						if ok && (f != sema.FZero || isHist(info.Maps[m.Name].Value)) {
 							delete(out, m.Name)
 						}
 					}

@@ -28,6 +28,9 @@ func (r *run) readMap(l *codegen.MapLayout) (*output.Map, error) {
 		om.HistBits = int(v.HistBits)
 		om.LMin, om.LMax, om.LStep = v.LMin, v.LMax, v.LStep
 	}
+	if l.Single {
+		return r.readSingle(l, om)
+	}
 	keys, err := allKeys(m, l.KeySize)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", l.Name, err)

@@ -830,13 +830,16 @@ func (r *run) handle(rec []byte) error {
 		}
 		return p.Time(s)
 	case codegen.EvClear:
-		if ev.Map.Buckets > 0 {
+		if ev.Map.Buckets > 0 || ev.Map.Single {
 			// An array's entries cannot be deleted: emptied, they
 			// read as no map at all.
 			return zeroMap(r.coll.Maps[ev.Map.BPFName], ev.Map)
 		}
 		return clearMap(r.coll.Maps[ev.Map.BPFName], ev.Map.KeySize)
 	case codegen.EvZero:
+		if ev.Map.Single {
+			return zeroSingle(r.coll.Maps[ev.Map.BPFName], ev.Map)
+		}
 		return zeroMap(r.coll.Maps[ev.Map.BPFName], ev.Map)
 	}
 	return nil

@@ -1,0 +1,43 @@
+package runtime
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/cilium/ebpf"
+
+	"gtrace/codegen"
+	"gtrace/output"
+)
+
+// readSingle reads into om a key-less aggregation kept in a per-CPU array
+// of one entry (codegen.MapLayout.Single). Its entry always exists: it
+// has no value if all its bytes are zero on every CPU, as when it was
+// never written or was cleared.
+func (r *run) readSingle(l *codegen.MapLayout, om *output.Map) (*output.Map, error) {
+	raw, err := r.coll.Maps[l.BPFName].LookupBytes(uint32(0))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", l.Name, err)
+	}
+	if !slices.ContainsFunc(raw, func(b byte) bool { return b != 0 }) {
+		return om, nil
+	}
+	om.Entries = []output.Entry{{}}
+	r.merge(l, &om.Entries[0], nil, raw)
+	return om, nil
+}
+
+// zeroSingle zeroes a Single map on every CPU and sets its mark, so that
+// it still prints, as a zeroed map with keys keeps them.
+func zeroSingle(m *ebpf.Map, l *codegen.MapLayout) error {
+	n, err := ebpf.PossibleCPU()
+	if err != nil {
+		return err
+	}
+	values := make([][]byte, n)
+	for i := range values {
+		values[i] = make([]byte, l.ValueSize)
+		values[i][l.ValueSize-8] = 1
+	}
+	return m.Update(uint32(0), values, ebpf.UpdateExist)
+}
