@@ -113,13 +113,14 @@ func (es entries) Entry(i int, key bool) Entry { return es[i] }
 
 // source is where m's entries are, its Zero alone when it has none.
 func (m *Map) source() Source {
+	var src Source = entries(m.Entries)
 	if m.Source != nil {
-		return m.Source
+		src = m.Source
 	}
-	if len(m.Entries) == 0 && m.Zero != nil {
+	if src.Len() == 0 && m.Zero != nil {
 		return entries{*m.Zero}
 	}
-	return entries(m.Entries)
+	return src
 }
 
 // row is one entry ready to print: Value is divided, hists are built.

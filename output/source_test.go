@@ -58,12 +58,16 @@ func TestSource(t *testing.T) {
 				Value: Str("v" + strconv.Itoa(rnd.IntN(100)))}
 		}, 0},
 		{"no keys", Map{Name: "@n", Kind: Count}, func() Entry { return Entry{Value: Uint(1)} }, 0},
+		{"zero", Map{Name: "@z", Kind: Count, Zero: &Entry{Value: Uint(0)}}, nil, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			n := 300
-			if tt.m.Name == "@n" {
+			switch tt.m.Name {
+			case "@n":
 				n = 1 // a map without keys has one entry
+			case "@z":
+				n = 0 // and prints its zero without
 			}
 			es := make([]Entry, n)
 			for i := range es {
@@ -77,6 +81,9 @@ func TestSource(t *testing.T) {
 			}
 			if got, want := MapJSON(&src, tt.top, 0), MapJSON(&plain, tt.top, 0); got != want {
 				t.Errorf("JSON from a Source:\n%s\nfrom Entries:\n%s", got, want)
+			}
+			if n == 0 {
+				return
 			}
 			want := stableSorted(&plain, tt.top)
 			if want := MapText(&want, 0, 0); text != want {
