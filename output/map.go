@@ -24,9 +24,10 @@ const (
 
 // Map is a BPF map after the runtime has read and reduced it.
 //
-// Entries should be in the order the BPF map iterates them: bpftrace sorts
-// that order with std::sort, which keeps ties in place for up to 16
-// entries, and we sort stably, so ties print the same way for small maps.
+// Entries, or Source, should be in the order the BPF map iterates them:
+// bpftrace sorts that order with std::sort, which keeps ties in place for
+// up to 16 entries, and we sort stably, so ties print the same way for
+// small maps.
 type Map struct {
 	Name    string // including the @
 	Kind    Kind
