@@ -55,8 +55,31 @@ func (d *decoder) keyValues(l *codegen.MapLayout, k []byte) []output.Value {
 	return []output.Value{d.value(l.Key, k)}
 }
 
-// allKeys lists the keys of m.
+// allKeys lists the keys of m, in batches where the kernel can.
 func allKeys(m *ebpf.Map, size int) ([][]byte, error) {
+	var flat []byte
+	err := lookupBatches(m, hasPerCPUValue(m.Type()), func(k, _ []byte) { flat = append(flat, k...) })
+	if errors.Is(err, ebpf.ErrNotSupported) {
+		return nextKeys(m, size)
+	}
+	if err != nil {
+		return nil, err
+	}
+	keys := make([][]byte, len(flat)/size)
+	for i := range keys {
+		keys[i] = flat[i*size : (i+1)*size]
+	}
+	return keys, nil
+}
+
+// hasPerCPUValue says whether a map of type t, among those gtrace
+// makes, has a value per CPU.
+func hasPerCPUValue(t ebpf.MapType) bool {
+	return t == ebpf.PerCPUHash || t == ebpf.PerCPUArray || t == ebpf.LRUCPUHash
+}
+
+// nextKeys lists the keys of m one by one.
+func nextKeys(m *ebpf.Map, size int) ([][]byte, error) {
 	var keys [][]byte
 	var prev []byte
 	for {

@@ -83,7 +83,7 @@ func (t *table) Entry(i int, key bool) output.Entry {
 
 // read reads every entry of m, in batches where the kernel can.
 func (t *table) read(m *ebpf.Map) error {
-	err := t.readBatches(m)
+	err := lookupBatches(m, t.l.PerCPU, t.add)
 	if errors.Is(err, ebpf.ErrNotSupported) {
 		t.reset()
 		return t.readEach(m)
@@ -94,10 +94,13 @@ func (t *table) read(m *ebpf.Map) error {
 // batchBytes bounds the values a batch reads at once.
 const batchBytes = 1 << 20
 
-func (t *table) readBatches(m *ebpf.Map) error {
+// lookupBatches calls fn with each key of m and its value, all CPUs'
+// values of a per-CPU map one after the other, reading them in batches.
+// It fails with ebpf.ErrNotSupported where the kernel cannot batch.
+func lookupBatches(m *ebpf.Map, perCPU bool, fn func(k, v []byte)) error {
 	ksize, vsize := int(m.KeySize()), int(m.ValueSize())
 	ncpu := 1
-	if t.l.PerCPU {
+	if perCPU {
 		n, err := ebpf.PossibleCPU()
 		if err != nil {
 			return err
@@ -112,7 +115,7 @@ func (t *table) readBatches(m *ebpf.Map) error {
 		// BatchLookup counts per-CPU values as bytes, others as rows.
 		vals := make([]byte, batch*ncpu*vsize)
 		var valsOut any = vals
-		if !t.l.PerCPU {
+		if !perCPU {
 			valsOut, vals = byteRows(batch, vsize)
 		}
 		n, err := m.BatchLookup(&cursor, keysOut, valsOut, nil)
@@ -125,7 +128,7 @@ func (t *table) readBatches(m *ebpf.Map) error {
 			return err
 		}
 		for i := range n {
-			t.add(keys[i*ksize:(i+1)*ksize], vals[i*ncpu*vsize:(i+1)*ncpu*vsize])
+			fn(keys[i*ksize:(i+1)*ksize], vals[i*ncpu*vsize:(i+1)*ncpu*vsize])
 		}
 		if err != nil {
 			return nil // ErrKeyNotExist: that was the last batch

@@ -1,9 +1,11 @@
 package runtime
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/cilium/ebpf"
@@ -15,8 +17,8 @@ import (
 )
 
 // TestTableRead fills per-CPU and plain hash maps and checks that reading
-// them in batches and key by key gives the same merged entries, and the
-// ones expected.
+// them in batches and key by key gives the same keys and merged entries,
+// and the ones expected.
 func TestTableRead(t *testing.T) {
 	testutils.RequireRoot(t)
 	ncpu, err := ebpf.PossibleCPU()
@@ -93,11 +95,24 @@ func TestTableRead(t *testing.T) {
 				}
 			}
 			batched, each := newTable(tt.l, dec), newTable(tt.l, dec)
-			if err := batched.readBatches(m); err != nil {
+			if err := lookupBatches(m, tt.l.PerCPU, batched.add); err != nil {
 				t.Fatal(err)
 			}
 			if err := each.readEach(m); err != nil {
 				t.Fatal(err)
+			}
+			keys, err := allKeys(m, tt.l.KeySize)
+			if err != nil {
+				t.Fatal(err)
+			}
+			keysEach, err := nextKeys(m, tt.l.KeySize)
+			if err != nil {
+				t.Fatal(err)
+			}
+			slices.SortFunc(keys, bytes.Compare)
+			slices.SortFunc(keysEach, bytes.Compare)
+			if len(keys) != tt.n || !reflect.DeepEqual(keys, keysEach) {
+				t.Fatalf("%d keys in batches, %d one by one, want %d", len(keys), len(keysEach), tt.n)
 			}
 			got, gotEach := tableEntries(batched), tableEntries(each)
 			if !reflect.DeepEqual(got, gotEach) {
