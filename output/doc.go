@@ -2,7 +2,9 @@
 // bpftrace v0.26 does, in its text and JSON formats.
 //
 // The runtime reads BPF maps into a Map (values as Value), then hands it
-// to a Printer (NewText or NewJSON). printf-style builtins go through
+// to a Printer (NewText or NewJSON). The runtime's maps keep their
+// entries in a Source, raw until sorted and printed one at a time, so
+// that a map of a million keys is never in memory as Values or text. printf-style builtins go through
 // ParseFormat, Format.Check (at type check time) and Format.Sprint;
 // time() and strftime() through TimeString and Strftime.
 //

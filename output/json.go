@@ -16,19 +16,23 @@ type JSON struct {
 func NewJSON(out io.Writer) *JSON { return &JSON{out: out} }
 
 func (j *JSON) Map(m *Map, top int, div uint32) error {
-	s := MapJSON(m, top, div)
-	if s == "" {
-		return nil
-	}
-	return write(j.out, s)
+	return m.writeJSON(j.out, top, div)
 }
 
 // MapJSON returns the line the JSON printer prints for m, or "" when
 // bpftrace prints nothing (a map with no entries, other than avg/stats).
 func MapJSON(m *Map, top int, div uint32) string {
-	rows := m.rows(top, div)
-	if len(rows) == 0 && !m.isStats() {
-		return ""
+	var b strings.Builder
+	m.writeJSON(&b, top, div)
+	return b.String()
+}
+
+// writeJSON prints m to w row by row, as writeText does.
+func (m *Map) writeJSON(w io.Writer, top int, div uint32) error {
+	src := m.source()
+	order := m.order(src, top)
+	if len(order) == 0 && !m.isStats() {
+		return nil
 	}
 	typ := "map"
 	switch {
@@ -37,26 +41,37 @@ func MapJSON(m *Map, top int, div uint32) string {
 	case m.isHist():
 		typ = "hist"
 	}
-	var b strings.Builder
+	var c chunker
+	b := &c.b
 	b.WriteString(`{"type": "` + typ + `", "data": {`)
-	writeJSONString(&b, m.Name)
+	writeJSONString(b, m.Name)
 	b.WriteString(": ")
-	if len(rows) > 0 && rows[0].key == nil {
-		rows[0].writeJSON(&b)
-	} else {
-		b.WriteByte('{')
-		for i, r := range rows {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			writeJSONString(&b, jsonKey(*r.key))
-			b.WriteString(": ")
-			r.writeJSON(&b)
+	for n, i := range order {
+		r := m.row(src.Entry(int(i), true), div)
+		if r.key == nil {
+			r.writeJSON(b)
+			break
 		}
-		b.WriteByte('}')
+		if n == 0 {
+			b.WriteByte('{')
+		} else {
+			b.WriteString(", ")
+		}
+		writeJSONString(b, jsonKey(*r.key))
+		b.WriteString(": ")
+		r.writeJSON(b)
+		if n == len(order)-1 {
+			b.WriteByte('}')
+		}
+		if err := c.flush(w, false); err != nil {
+			return err
+		}
+	}
+	if len(order) == 0 {
+		b.WriteString("{}")
 	}
 	b.WriteString("}}\n")
-	return b.String()
+	return c.flush(w, true)
 }
 
 // jsonKey is the key text without outer parentheses and, unlike text

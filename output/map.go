@@ -24,9 +24,10 @@ const (
 
 // Map is a BPF map after the runtime has read and reduced it.
 //
-// Entries should be in the order the BPF map iterates them: bpftrace sorts
-// that order with std::sort, which keeps ties in place for up to 16
-// entries, and we sort stably, so ties print the same way for small maps.
+// Entries, or Source, should be in the order the BPF map iterates them:
+// bpftrace sorts that order with std::sort, which keeps ties in place for
+// up to 16 entries, and we sort stably, so ties print the same way for
+// small maps.
 type Map struct {
 	Name    string // including the @
 	Kind    Kind
@@ -35,6 +36,9 @@ type Map struct {
 	HistBits int // k of hist(n, k), 0..5
 
 	LMin, LMax, LStep int64 // lhist(n, min, max, step)
+
+	// Source, when set, holds the entries instead of Entries.
+	Source Source
 
 	// Zero is the entry print() shows for a map without keys (@x) that
 	// has none, never written or emptied by clear() or delete(), as
@@ -91,6 +95,35 @@ func LHistBucket(v, min, max, step int64) int {
 	return int(1 + uint64(v-min)/uint64(step))
 }
 
+// Source holds the entries of a map too big to keep as Entries: the
+// runtime keeps a big map's keys and values raw, and decodes an entry
+// only when it is sorted and printed.
+type Source interface {
+	Len() int
+	// Entry returns entry i. Without key, Key is left empty, which spares
+	// decoding it.
+	Entry(i int, key bool) Entry
+}
+
+// entries is a Source over Entries.
+type entries []Entry
+
+func (es entries) Len() int { return len(es) }
+
+func (es entries) Entry(i int, key bool) Entry { return es[i] }
+
+// source is where m's entries are, its Zero alone when it has none.
+func (m *Map) source() Source {
+	var src Source = entries(m.Entries)
+	if m.Source != nil {
+		src = m.Source
+	}
+	if src.Len() == 0 && m.Zero != nil {
+		return entries{*m.Zero}
+	}
+	return src
+}
+
 // row is one entry ready to print: Value is divided, hists are built.
 type row struct {
 	key  *Value // nil for a map without keys
@@ -102,51 +135,52 @@ func (m *Map) isStats() bool { return m.Kind == Avg || m.Kind == Stats }
 
 func (m *Map) isHist() bool { return m.Kind == Hist || m.Kind == LHist }
 
-// rows sorts the entries as bpftrace does, keeps the last top of them
-// (top 0 keeps all) and divides values by div (0 means 1).
-func (m *Map) rows(top int, div uint32) []row {
-	es := slices.Clone(m.Entries)
-	if len(es) == 0 && m.Zero != nil {
-		es = []Entry{*m.Zero}
+// order returns the indexes of the entries of src in the order bpftrace
+// prints them, keeping the last top of them (top 0 keeps all).
+func (m *Map) order(src Source, top int) []int32 {
+	idx := make([]int32, src.Len())
+	for i := range idx {
+		idx[i] = int32(i)
 	}
-	m.sort(es)
-	if top > 0 && len(es) > top {
-		es = es[len(es)-top:]
+	m.sort(src, idx)
+	if top > 0 && len(idx) > top {
+		idx = idx[len(idx)-top:]
 	}
+	return idx
+}
+
+// row makes e ready to print, dividing values by div (0 means 1).
+func (m *Map) row(e Entry, div uint32) row {
 	if div == 0 {
 		div = 1
 	}
-	rows := make([]row, 0, len(es))
-	for _, e := range es {
-		r := row{}
-		switch len(e.Key) {
-		case 0:
-		case 1:
-			r.key = &e.Key[0]
-		default:
-			k := Tuple(e.Key...)
-			r.key = &k
-		}
-		switch m.Kind {
-		case Hist:
-			r.hist = buildHist(e.Buckets, m.HistBits, div)
-		case LHist:
-			// bpftrace ignores div for lhist.
-			r.hist = buildLHist(e.Buckets, m.LMin, m.LMax, m.LStep)
-		case Avg:
-			r.val = Int(avg(e) / int64(div))
-		case Stats:
-			r.val = Record(
-				Field{"count", Int(e.Count)},
-				Field{"average", Int(avg(e) / int64(div))},
-				Field{"total", Int(e.Total)},
-			)
-		default:
-			r.val = divide(e.Value, div)
-		}
-		rows = append(rows, r)
+	r := row{}
+	switch len(e.Key) {
+	case 0:
+	case 1:
+		r.key = &e.Key[0]
+	default:
+		k := Tuple(e.Key...)
+		r.key = &k
 	}
-	return rows
+	switch m.Kind {
+	case Hist:
+		r.hist = buildHist(e.Buckets, m.HistBits, div)
+	case LHist:
+		// bpftrace ignores div for lhist.
+		r.hist = buildLHist(e.Buckets, m.LMin, m.LMax, m.LStep)
+	case Avg:
+		r.val = Int(avg(e) / int64(div))
+	case Stats:
+		r.val = Record(
+			Field{"count", Int(e.Count)},
+			Field{"average", Int(avg(e) / int64(div))},
+			Field{"total", Int(e.Total)},
+		)
+	default:
+		r.val = divide(e.Value, div)
+	}
+	return r
 }
 
 func avg(e Entry) int64 {
@@ -166,29 +200,45 @@ func divide(v Value, div uint32) Value {
 	return v
 }
 
-// sort orders entries the way bpftrace's format() does before printing.
-func (m *Map) sort(es []Entry) {
-	switch {
-	case m.isHist():
-		slices.SortStableFunc(es, func(a, b Entry) int {
-			return cmp.Compare(bucketTotal(a), bucketTotal(b))
-		})
-	case m.isStats():
-		slices.SortStableFunc(es, func(a, b Entry) int { return cmp.Compare(avg(a), avg(b)) })
-	case m.Kind == Min || m.Kind == Max:
-		// bpftrace compares min/max as unsigned even when signed, so
-		// negative values sort last.
-		slices.SortStableFunc(es, func(a, b Entry) int { return cmp.Compare(a.Value.n, b.Value.n) })
-	case len(es) > 0 && isIntValue(es[0].Value):
-		slices.SortStableFunc(es, func(a, b Entry) int {
-			if a.Value.tag == tagInt {
-				return cmp.Compare(int64(a.Value.n), int64(b.Value.n))
-			}
-			return cmp.Compare(a.Value.n, b.Value.n)
-		})
-	default:
-		sortByKey(es)
+// sort orders the entry indexes idx the way bpftrace's format() does
+// before printing. bpftrace sorts stably; ties here compare by index,
+// which orders them the same and lets the sort be unstable and faster.
+func (m *Map) sort(src Source, idx []int32) {
+	if len(idx) == 0 {
+		return
 	}
+	first := src.Entry(int(idx[0]), false)
+	byValue := m.isHist() || m.isStats() || m.Kind == Min || m.Kind == Max || isIntValue(first.Value)
+	if !byValue {
+		sortByKey(src, idx)
+		return
+	}
+	// bpftrace compares min/max as unsigned even when signed, so
+	// negative values sort last.
+	signed := m.isStats() || m.Kind != Min && m.Kind != Max && !m.isHist() && first.Value.tag == tagInt
+	// Sort keys are worked out once: an entry may be costly to get.
+	keys := make([]uint64, len(idx))
+	for _, i := range idx {
+		e := src.Entry(int(i), false)
+		switch {
+		case m.isHist():
+			keys[i] = bucketTotal(e)
+		case m.isStats():
+			keys[i] = uint64(avg(e))
+		default:
+			keys[i] = e.Value.n
+		}
+	}
+	slices.SortFunc(idx, func(a, b int32) int {
+		c := cmp.Compare(keys[a], keys[b])
+		if signed {
+			c = cmp.Compare(int64(keys[a]), int64(keys[b]))
+		}
+		if c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
 }
 
 func isIntValue(v Value) bool { return v.tag == tagInt || v.tag == tagUint || v.tag == tagSym }
@@ -201,23 +251,33 @@ func bucketTotal(e Entry) uint64 {
 	return t
 }
 
-// sortByKey mirrors bpftrace's sort_by_key: integer and string key fields
-// are sorted stably from the last field to the first; other fields keep
-// their order. Integers compare as signed 64-bit, whatever their type.
-func sortByKey(es []Entry) {
-	if len(es) == 0 {
-		return
+// sortByKey mirrors bpftrace's sort_by_key, which sorts integer and
+// string key fields stably from the last field to the first and keeps
+// other fields in order: the same as comparing those fields from the
+// first to the last. Integers compare as signed 64-bit, whatever their
+// type; which fields count is up to the first entry.
+func sortByKey(src Source, idx []int32) {
+	keys := make([][]Value, len(idx))
+	for _, i := range idx {
+		keys[i] = src.Entry(int(i), true).Key
 	}
-	for i := len(es[0].Key) - 1; i >= 0; i-- {
-		switch es[0].Key[i].tag {
-		case tagInt, tagUint, tagSym:
-			slices.SortStableFunc(es, func(a, b Entry) int {
-				return cmp.Compare(int64(a.Key[i].n), int64(b.Key[i].n))
-			})
-		case tagStr:
-			slices.SortStableFunc(es, func(a, b Entry) int { return cmp.Compare(a.Key[i].s, b.Key[i].s) })
+	first := keys[0]
+	slices.SortFunc(idx, func(a, b int32) int {
+		for f, v := range first {
+			ka, kb := keys[a][f], keys[b][f]
+			var c int
+			switch v.tag {
+			case tagInt, tagUint, tagSym:
+				c = cmp.Compare(int64(ka.n), int64(kb.n))
+			case tagStr:
+				c = cmp.Compare(ka.s, kb.s)
+			}
+			if c != 0 {
+				return c
+			}
 		}
-	}
+		return cmp.Compare(a, b)
+	})
 }
 
 // bound is a histogram bucket boundary. plain bounds are bare integers:

@@ -16,30 +16,63 @@ type Text struct {
 func NewText(out, errw io.Writer) *Text { return &Text{out: out, errw: errw} }
 
 func (t *Text) Map(m *Map, top int, div uint32) error {
-	return write(t.out, MapText(m, top, div))
+	return m.writeText(t.out, top, div)
 }
 
 // MapText returns what the text printer prints for m.
 func MapText(m *Map, top int, div uint32) string {
 	var b strings.Builder
-	for _, r := range m.rows(top, div) {
+	m.writeText(&b, top, div)
+	return b.String()
+}
+
+// writeText prints m to w row by row: a big map is never all in memory
+// as text.
+func (m *Map) writeText(w io.Writer, top int, div uint32) error {
+	src := m.source()
+	var c chunker
+	for _, i := range m.order(src, top) {
+		r := m.row(src.Entry(int(i), true), div)
+		b := &c.b
 		b.WriteString(m.Name)
 		if r.key != nil {
 			b.WriteString("[" + keyText(*r.key) + "]")
 		}
 		if r.hist != nil {
 			b.WriteString(":\n")
-			r.hist.writeText(&b)
+			r.hist.writeText(b)
 		} else {
 			b.WriteString(": ")
-			r.val.writeText(&b, false)
+			r.val.writeText(b, false)
 		}
 		b.WriteByte('\n')
 		if r.key == nil {
 			break // bpftrace prints only the first row of a map without keys
 		}
+		if err := c.flush(w, false); err != nil {
+			return err
+		}
 	}
-	return b.String()
+	return c.flush(w, true)
+}
+
+// chunker collects printed rows and writes them out in chunks of about
+// chunkSize bytes.
+type chunker struct {
+	b strings.Builder
+}
+
+const chunkSize = 64 << 10
+
+// flush writes out what c holds if it has a chunk's worth, or if all.
+func (c *chunker) flush(w io.Writer, all bool) error {
+	if c.b.Len() == 0 || !all && c.b.Len() < chunkSize {
+		return nil
+	}
+	err := write(w, c.b.String())
+	c.b = strings.Builder{}
+	c.b.Grow(chunkSize + chunkSize/4)
+	return err
 }
 
 func (t *Text) Value(v Value) error { return write(t.out, v.String()+"\n") }

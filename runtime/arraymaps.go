@@ -19,11 +19,11 @@ func (r *run) readSingle(l *codegen.MapLayout, om *output.Map) (*output.Map, err
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", l.Name, err)
 	}
-	if !slices.ContainsFunc(raw, func(b byte) bool { return b != 0 }) {
-		return om, nil
+	t := newTable(l, r.dec)
+	if slices.ContainsFunc(raw, func(b byte) bool { return b != 0 }) {
+		t.add(make([]byte, l.KeySize), raw)
 	}
-	om.Entries = []output.Entry{{}}
-	r.merge(l, &om.Entries[0], nil, raw)
+	om.Source = t
 	return om, nil
 }
 

@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 
@@ -31,120 +30,19 @@ func (r *run) readMap(l *codegen.MapLayout) (*output.Map, error) {
 	if l.Single {
 		return r.readSingle(l, om)
 	}
-	keys, err := allKeys(m, l.KeySize)
-	if err != nil {
+	t := newTable(l, r.dec)
+	if err := t.read(m); err != nil {
 		return nil, fmt.Errorf("read %s: %w", l.Name, err)
 	}
-	// Histogram maps hold one BPF entry per (key, bucket): group them.
-	hist := om.Kind == output.Hist || om.Kind == output.LHist
-	byKey := map[string]int{}
-	for _, k := range keys {
-		raw, err := m.LookupBytes(k)
-		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", l.Name, err)
-		}
-		if raw == nil {
-			continue // deleted meanwhile
-		}
-		userKey := k
-		switch {
-		case l.Buckets > 0:
-			userKey = nil
-		case hist:
-			userKey = k[:l.KeySize-8]
-		}
-		idx, seen := byKey[string(userKey)]
-		if !seen {
-			idx = len(om.Entries)
-			byKey[string(userKey)] = idx
-			om.Entries = append(om.Entries, output.Entry{Key: r.keyValues(l, userKey)})
-		}
-		e := &om.Entries[idx]
-		if !l.PerCPU {
-			e.Value = r.dec.value(v, raw)
-			continue
-		}
-		r.merge(l, e, k, raw)
-	}
 	if l.Buckets > 0 {
-		om.Entries = trimBuckets(om.Entries)
+		t.trimBuckets()
 	}
+	om.Source = t
 	return om, nil
 }
 
-// trimBuckets makes the entry of an array-backed histogram look as a
-// hash-backed one does, whose buckets stop at the highest one counted:
-// without trailing empty buckets, and gone if none has a count.
-func trimBuckets(entries []output.Entry) []output.Entry {
-	if len(entries) == 0 {
-		return nil
-	}
-	e := &entries[0]
-	n := len(e.Buckets)
-	for n > 0 && e.Buckets[n-1] == 0 {
-		n--
-	}
-	if n == 0 {
-		return nil
-	}
-	e.Buckets = e.Buckets[:n]
-	return entries
-}
-
-// merge folds the per-CPU values in raw into e.
-func (r *run) merge(l *codegen.MapLayout, e *output.Entry, key, raw []byte) {
-	stride := align8(l.ValueSize)
-	ncpu := len(raw) / stride
-	word := func(cpu, i int) int64 {
-		return int64(binary.LittleEndian.Uint64(raw[cpu*stride+8*i:]))
-	}
-	switch agg := l.Value.Agg; agg {
-	case sema.AggCount, sema.AggSum:
-		var s int64
-		for c := 0; c < ncpu; c++ {
-			s += word(c, 0)
-		}
-		if agg == sema.AggCount {
-			e.Value = output.Uint(uint64(s))
-		} else {
-			e.Value = output.Int(s)
-		}
-	case sema.AggMin, sema.AggMax:
-		var best int64
-		set := false
-		for c := 0; c < ncpu; c++ {
-			if word(c, 1) == 0 {
-				continue
-			}
-			x := word(c, 0)
-			if !set || agg == sema.AggMin && x < best || agg == sema.AggMax && x > best {
-				best, set = x, true
-			}
-		}
-		e.Value = output.Int(best)
-	case sema.AggAvg, sema.AggStats:
-		for c := 0; c < ncpu; c++ {
-			e.Count += word(c, 0)
-			e.Total += word(c, 1)
-		}
-	case sema.AggHist, sema.AggLHist:
-		var b int
-		if l.Buckets > 0 {
-			b = int(binary.LittleEndian.Uint32(key))
-		} else {
-			b = int(binary.LittleEndian.Uint64(key[l.KeySize-8:]))
-		}
-		if b >= len(e.Buckets) {
-			e.Buckets = append(e.Buckets, make([]uint64, b+1-len(e.Buckets))...)
-		}
-		for c := 0; c < ncpu; c++ {
-			e.Buckets[b] += uint64(word(c, 0))
-		}
-	}
-}
-
 // keyValues decodes a map key into the values it was made of.
-func (r *run) keyValues(l *codegen.MapLayout, k []byte) []output.Value {
+func (d *decoder) keyValues(l *codegen.MapLayout, k []byte) []output.Value {
 	switch {
 	case l.Key == nil:
 		return nil
@@ -153,15 +51,38 @@ func (r *run) keyValues(l *codegen.MapLayout, k []byte) []output.Value {
 		offs := l.Key.Offsets()
 		vals := make([]output.Value, len(l.Key.Elems))
 		for i, et := range l.Key.Elems {
-			vals[i] = r.dec.value(et, k[offs[i]:])
+			vals[i] = d.value(et, k[offs[i]:])
 		}
 		return vals
 	}
-	return []output.Value{r.dec.value(l.Key, k)}
+	return []output.Value{d.value(l.Key, k)}
 }
 
-// allKeys lists the keys of m.
+// allKeys lists the keys of m, in batches where the kernel can.
 func allKeys(m *ebpf.Map, size int) ([][]byte, error) {
+	var flat []byte
+	err := lookupBatches(m, hasPerCPUValue(m.Type()), func(k, _ []byte) { flat = append(flat, k...) })
+	if errors.Is(err, ebpf.ErrNotSupported) {
+		return nextKeys(m, size)
+	}
+	if err != nil {
+		return nil, err
+	}
+	keys := make([][]byte, len(flat)/size)
+	for i := range keys {
+		keys[i] = flat[i*size : (i+1)*size]
+	}
+	return keys, nil
+}
+
+// hasPerCPUValue says whether a map of type t, among those gtrace
+// makes, has a value per CPU.
+func hasPerCPUValue(t ebpf.MapType) bool {
+	return t == ebpf.PerCPUHash || t == ebpf.PerCPUArray || t == ebpf.LRUCPUHash
+}
+
+// nextKeys lists the keys of m one by one.
+func nextKeys(m *ebpf.Map, size int) ([][]byte, error) {
 	var keys [][]byte
 	var prev []byte
 	for {

@@ -17,6 +17,7 @@ const benchUsage = `USAGE:
                           [--cpu CPU] [-f text|json] [--svg FILE]
     gtrace bench attach [-n RUNS] [--tracer T]... [--kprobes | --uprobes] [-f text|json]
     gtrace bench idle [-n RUNS] [-d SECONDS] [--tracer T]... [-f text|json]
+    gtrace bench bigmap [-n RUNS] [--keys N] [--tracer T]... [-f text|json]
 
 overhead runs the 18 scripts of Benchmark 1 of "DTrace vs bpftrace" on
 dd if=/dev/zero of=/dev/null bs=1 count=N, pinned to one CPU, under every
@@ -36,6 +37,10 @@ idle counts, for each tracer counting every system call by command for
 SECONDS, its own system calls as it traced them, and its threads'
 context switches per second: what a tracer costs when it has no work.
 
+bigmap fills @[nsecs] = count() with N keys (300000 by default), one
+per read of dd bs=1, then times each tracer's exit after SIGINT and
+reads its peak RSS: what Ctrl-C costs when a map is big.
+
 A tracer T is NAME=COMMAND, in which {} stands for the script's path
 ("bpftrace=/usr/bin/bpftrace {}"), or a program to run on the script.
 The default is this gtrace, and bpftrace when it is in PATH.
@@ -43,18 +48,19 @@ The default is this gtrace, and bpftrace when it is in PATH.
 
 // benchCmd runs `gtrace bench`.
 func benchCmd(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || (args[0] != "overhead" && args[0] != "attach" && args[0] != "idle") {
+	if len(args) == 0 || (args[0] != "overhead" && args[0] != "attach" && args[0] != "idle" && args[0] != "bigmap") {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
 			fmt.Fprint(stdout, benchUsage)
 			return 0
 		}
-		fmt.Fprintf(stderr, "ERROR: gtrace bench wants overhead, attach or idle\n\n%s", benchUsage)
+		fmt.Fprintf(stderr, "ERROR: gtrace bench wants overhead, attach, idle or bigmap\n\n%s", benchUsage)
 		return 1
 	}
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	runs := fs.Int("n", 5, "")
 	events := fs.Int("events", 200000, "")
+	keys := fs.Int("keys", 300000, "")
 	scripts := fs.String("scripts", "", "")
 	kprobes := fs.Bool("kprobes", false, "")
 	uprobes := fs.Bool("uprobes", false, "")
@@ -69,14 +75,14 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, benchUsage)
 		return 0
 	}
-	if err == nil && (fs.NArg() > 0 || *runs < 1 || *events < 1 || (*format != "text" && *format != "json") || (*kprobes && *uprobes) || *seconds <= 0) {
+	if err == nil && (fs.NArg() > 0 || *runs < 1 || *events < 1 || *keys < 1 || (*format != "text" && *format != "json") || (*kprobes && *uprobes) || *seconds <= 0) {
 		err = fmt.Errorf("invalid arguments")
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "ERROR: gtrace bench %s: %v\n\n%s", args[0], err, benchUsage)
 		return 1
 	}
-	if err := benchRun(args[0], benchOptions{runs: *runs, events: *events, scripts: *scripts, kprobes: *kprobes,
+	if err := benchRun(args[0], benchOptions{runs: *runs, events: *events, keys: *keys, scripts: *scripts, kprobes: *kprobes,
 		uprobes: *uprobes, cpu: *cpu, idle: time.Duration(*seconds * float64(time.Second)), json: *format == "json", svg: *svg, tracers: tracers}, stdout, stderr); err != nil {
 		fmt.Fprintf(stderr, "ERROR: %v\n", err)
 		return 1
@@ -85,12 +91,12 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 }
 
 type benchOptions struct {
-	runs, events, cpu int
-	idle              time.Duration
-	scripts, svg      string
-	kprobes, uprobes  bool
-	json              bool
-	tracers           []string
+	runs, events, keys, cpu int
+	idle                    time.Duration
+	scripts, svg            string
+	kprobes, uprobes        bool
+	json                    bool
+	tracers                 []string
 }
 
 func benchRun(what string, o benchOptions, stdout, stderr io.Writer) error {
@@ -114,6 +120,16 @@ func benchRun(what string, o benchOptions, stdout, stderr io.Writer) error {
 			return bench.WriteJSON(stdout, res)
 		}
 		return bench.WriteIdleTable(stdout, res)
+	}
+	if what == "bigmap" {
+		res, err := bench.BigMap(&bench.BigMapConfig{Tracers: commands, Runs: o.runs, Keys: o.keys, Log: stderr})
+		if err != nil {
+			return err
+		}
+		if o.json {
+			return bench.WriteJSON(stdout, res)
+		}
+		return bench.WriteBigMapTable(stdout, res)
 	}
 	if what == "attach" {
 		res, err := bench.Attach(&bench.AttachConfig{Tracers: commands, Runs: o.runs, Kprobes: o.kprobes,
