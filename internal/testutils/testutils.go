@@ -14,7 +14,7 @@ import (
 func RequireRoot(tb testing.TB) {
 	tb.Helper()
 	if os.Geteuid() != 0 {
-		Skip(tb, "needs root to load BPF programs")
+		Skip(tb, "needs root")
 	}
 }
 

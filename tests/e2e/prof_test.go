@@ -69,7 +69,7 @@ func runCalls(t *testing.T, bin string, n int) {
 // calls the probed function a known number of times: the kernel's
 // run_cnt for the window is exactly the calls. This host's kernel
 // refuses tracing programs, so there fentry/fexit must be reported
-// unavailable, with the reason; tests/vm_prof_test.go checks them where
+// unavailable, with the reason; tests/vm/vm_prof_test.go checks them where
 // the kernel allows them. The kernel's statistics setting is as it was
 // afterwards.
 func TestProf(t *testing.T) {
