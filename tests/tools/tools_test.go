@@ -1090,9 +1090,9 @@ func checkTcpdrop(t *testing.T, w *workload, r toolRun) []string {
 // them through this kernel's verifier; the VM tests run them on disks.
 func TestStorageToolsDryRun(t *testing.T) {
 	testutils.RequireRoot(t)
-	tools, err := filepath.Glob("../tools/storage/*.bt")
+	tools, err := filepath.Glob("../../tools/storage/*.bt")
 	if err != nil || len(tools) == 0 {
-		t.Fatalf("no tools in ../tools/storage: %v", err)
+		t.Fatalf("no tools in ../../tools/storage: %v", err)
 	}
 	for _, tool := range tools {
 		r := harness.Gtrace(t, "--dry-run", tool, "1")

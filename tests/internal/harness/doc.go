@@ -12,6 +12,7 @@
 //	tests/tools        Debian's bpftrace tools, uprobe tools, USDT and stacks
 //	tests/vm           tests in qemu under Debian's kernels (internal/vmtest)
 //
-// Each package's TestMain calls Main. Tests run in their package's
-// directory, so the shared test data is ../testdata.
+// The packages that run the gtrace binary call Main from their TestMain.
+// Tests run in their package's directory, so the shared test data is
+// ../testdata.
 package harness
