@@ -1,4 +1,4 @@
-package vm
+package vmtools
 
 import (
 	"fmt"
@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"gtrace/internal/vmtest"
+	"gtrace/tests/internal/harness"
 )
 
 // The tests here trace real block devices: the harness's NVMe controller
@@ -153,7 +154,7 @@ const vmPagecachePages = 12
 // $PRESETS, $BLOCKIO4K and $BLOCKIO64K hold the sectors of the I/O above,
 // $PAGES is vmPagecachePages.
 const vmStorageScript = `
-` + vmShellFuncs + `
+` + harness.ShellFuncs + `
 # stop NAME PID sends SIGINT to the gtrace PID, waits for it and prints
 # its output, in /tmp/NAME.out and /tmp/NAME.err, as section NAME.
 stop() {
@@ -231,7 +232,7 @@ func TestVMStorage(t *testing.T) {
 	}
 	files := map[string]string{
 		"/gtrace":       vmtest.BuildGtrace(t),
-		"/blkio":        buildTestdata(t, "blkio"),
+		"/blkio":        harness.BuildTestdata(t, "blkio"),
 		"/zns.bt":       write("zns.bt", vmZNSScript),
 		"/zns-check.bt": write("zns-check.bt", vmZNSCheckScript),
 	}
@@ -275,29 +276,29 @@ func TestVMStorage(t *testing.T) {
 			if res.ExitCode != 0 {
 				t.Fatalf("guest script exited %d\nstdout:\n%s\nstderr:\n%s", res.ExitCode, res.Stdout, res.Stderr)
 			}
-			sections, err := parseVMSections(res.Stdout)
+			sections, err := harness.ParseSections(res.Stdout)
 			if err != nil {
 				t.Fatalf("%v\nguest stdout:\n%s\nstderr:\n%s", err, res.Stdout, res.Stderr)
 			}
-			section := func(t *testing.T, name string) vmSection {
+			section := func(t *testing.T, name string) harness.Section {
 				t.Helper()
-				return sections.get(t, name, 0)
+				return sections.Get(t, name, 0)
 			}
 			t.Run("zns", func(t *testing.T) {
 				section(t, "zns-io")
-				checkZNS(t, section(t, "zns").stdout)
+				checkZNS(t, section(t, "zns").Stdout)
 			})
 			t.Run("zns-check", func(t *testing.T) {
-				checkZNSCheck(t, section(t, "zns-check").stdout)
+				checkZNSCheck(t, section(t, "zns-check").Stdout)
 			})
 			t.Run("bio_latency", func(t *testing.T) {
-				checkIOLines(t, section(t, "bio_latency").stdout)
+				checkIOLines(t, section(t, "bio_latency").Stdout)
 			})
 			t.Run("rq_latency", func(t *testing.T) {
-				checkIOLines(t, section(t, "rq_latency").stdout)
+				checkIOLines(t, section(t, "rq_latency").Stdout)
 			})
 			t.Run("bio_max_latency", func(t *testing.T) {
-				checkMaxLatency(t, section(t, "bio_max_latency").stdout)
+				checkMaxLatency(t, section(t, "bio_max_latency").Stdout)
 			})
 			t.Run("pagecache_pid", func(t *testing.T) {
 				for _, c := range []struct {
@@ -307,13 +308,13 @@ func TestVMStorage(t *testing.T) {
 					{"first", 0, vmPagecachePages},
 					{"second", vmPagecachePages, 0},
 				} {
-					reader := section(t, "reader-"+c.read).stdout
+					reader := section(t, "reader-"+c.read).Stdout
 					if want := fmt.Sprintf("ready\nread %d\n", 4096*vmPagecachePages); reader != want {
 						t.Errorf("%s read: the reader printed %q, want %q", c.read, reader, want)
 					}
 					s := section(t, c.read)
 					want := fmt.Sprintf("[Total %d Hit %d miss %d]", vmPagecachePages, c.hits, c.misses)
-					if !slices.Contains(strings.Split(s.stdout, "\n"), want) {
+					if !slices.Contains(strings.Split(s.Stdout, "\n"), want) {
 						t.Errorf("%s read: no line %q", c.read, want)
 					}
 				}
@@ -349,7 +350,7 @@ func vmMaps(out string) map[string]map[string]int {
 // its own zone, and each reset gets a latency, under the key the script
 // builds from its zone and that zone's count.
 func checkZNS(t *testing.T, out string) {
-	if n := vmAttaching(out); n != 4 {
+	if n := harness.Attaching(out); n != 4 {
 		t.Errorf("attached %d probes, want 4", n)
 	}
 	m := vmMaps(out)
@@ -463,7 +464,7 @@ func checkIOLines(t *testing.T, out string) {
 		t.Errorf("I/O by sector: got %v, want %v", got, vmBlockIO)
 	}
 	total := 0
-	for _, n := range vmHist(out, "@latency_ns:") {
+	for _, n := range harness.Hist(out, "@latency_ns:") {
 		total += n
 	}
 	if total != len(vmBlockIO) {
