@@ -1,8 +1,9 @@
 // Package harness holds what the test packages under tests/ share: the
 // gtrace binary, built once per test binary by Main; running it, or
 // another tracer, with a timeout; starting a process and waiting for a
-// line of its output; building C test programs; and reading what the
-// tracers print.
+// line of its output; building C test programs; reading what the
+// tracers print; and the sections that the VM tests' guest scripts
+// print.
 //
 // The packages split the tests by kind, so that each runs well within go
 // test's timeout and one kind can be run alone:
