@@ -74,7 +74,7 @@ func TestListTracepointsLive(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(paths) == 0 {
-		t.Skip("kernel has no syscalls:sys_enter_read* tracepoints")
+		testutils.Skip(t, "kernel has no syscalls:sys_enter_read* tracepoints")
 	}
 	var want []string
 	for _, p := range paths {
@@ -131,7 +131,7 @@ func TestListRawTracepointsLive(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(got) == 0 {
-		t.Skip("kernel has no BTF for raw tracepoints")
+		testutils.Skip(t, "kernel has no BTF for raw tracepoints")
 	}
 	if got[0] != "rawtracepoint:vmlinux:sched_switch" {
 		t.Errorf("first line = %q, want rawtracepoint:vmlinux:sched_switch", got[0])
@@ -180,7 +180,7 @@ func TestListFunctions(t *testing.T) {
 // years, as bpftrace v0.26 prints them for -lv 'struct X'.
 func TestListTypesLive(t *testing.T) {
 	if _, err := btf.LoadKernelSpec(); err != nil {
-		t.Skipf("no kernel BTF: %v", err)
+		testutils.Skip(t, "no kernel BTF: "+err.Error())
 	}
 	tests := []struct {
 		pattern string

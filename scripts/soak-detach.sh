@@ -7,4 +7,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-100}
-GTRACE_DETACH_RUNS=$runs go test ./tests -run '^TestDetachLeavesNothing$' -count=1 -v -timeout 0
+GTRACE_DETACH_RUNS=$runs go test ./tests/reliability -run '^TestDetachLeavesNothing$' -count=1 -v -timeout 0

@@ -170,9 +170,7 @@ func liveAddr(t *testing.T, name string) uint64 {
 }
 
 func BenchmarkLoad(b *testing.B) {
-	if os.Geteuid() != 0 {
-		b.Skip("needs root to see kallsyms addresses")
-	}
+	testutils.RequireRoot(b) // to see kallsyms addresses
 	for b.Loop() {
 		var k Kernel
 		if err := k.Load(); err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"debug/elf"
 	"encoding/binary"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -341,7 +342,7 @@ func TestUSDTRIPRelative(t *testing.T) {
 			continue
 		}
 		if p.Args != "-8@counter(%rip)" {
-			t.Skipf("gcc wrote %q, not a %%rip-relative operand", p.Args)
+			testutils.Skip(t, fmt.Sprintf("gcc wrote %q, not a %%rip-relative operand", p.Args))
 		}
 		want := USDTArg{Kind: USDTMem, Size: 8, Signed: true, Reg: "rip", Value: int64(counter - p.Location)}
 		if len(p.Arguments) != 1 || p.Arguments[0] != want {

@@ -400,9 +400,7 @@ func TestUserExited(t *testing.T) {
 // replaced by another one while it ran, as a rebuild does. Only root can
 // open the deleted file, through /proc/PID/map_files.
 func TestUserReplacedFile(t *testing.T) {
-	if os.Geteuid() != 0 {
-		testutils.Skip(t, "needs root to open a deleted file through /proc/PID/map_files")
-	}
+	testutils.RequireRoot(t)
 	p := buildPrograms(t)
 	bin := filepath.Join(t.TempDir(), "replaced")
 	copyFile(t, p.pie, bin)
@@ -658,7 +656,7 @@ func vdsoFunction(t *testing.T, pid uint32, name string) (base, value uint64) {
 		}
 	}
 	if base == 0 {
-		t.Skipf("process %d maps no vDSO", pid)
+		testutils.Skip(t, fmt.Sprintf("process %d maps no vDSO", pid))
 	}
 	if name == "" {
 		return base, 0
@@ -681,7 +679,7 @@ func vdsoFunction(t *testing.T, pid uint32, name string) (base, value uint64) {
 			return base, s.Value
 		}
 	}
-	t.Skipf("the vDSO has no %s", name)
+	testutils.Skip(t, "the vDSO has no "+name)
 	return 0, 0
 }
 

@@ -1,7 +1,8 @@
 // Package testutils holds the skip rules shared by tests that need the
 // kernel: they skip with a reason when run without root, but under CI
 // (CI=true), where root is available, a skip is a failure, so nothing goes
-// silently untested.
+// silently untested. Opt-in tests, such as measurements, are the
+// exception: they skip unless asked for, under CI too.
 package testutils
 
 import (
@@ -13,7 +14,7 @@ import (
 func RequireRoot(tb testing.TB) {
 	tb.Helper()
 	if os.Geteuid() != 0 {
-		Skip(tb, "needs root to load BPF programs")
+		Skip(tb, "needs root")
 	}
 }
 
@@ -24,4 +25,13 @@ func Skip(tb testing.TB, reason string) {
 		tb.Fatalf("cannot run under CI: %s", reason)
 	}
 	tb.Skip(reason)
+}
+
+// OptIn skips tb, under CI too, unless the environment variable env is
+// "1": tb is what (a measurement, say), which CI does not run.
+func OptIn(tb testing.TB, env, what string) {
+	tb.Helper()
+	if os.Getenv(env) != "1" {
+		tb.Skipf("opt-in: %s; set %s=1 to run it", what, env)
+	}
 }

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"gtrace/internal/testutils"
 )
 
 // Inside reports whether this process runs in a vmtest guest.
@@ -56,7 +58,7 @@ func InVM(t *testing.T, cfg Config) bool {
 	t.Logf("in the guest:\n%s%s", res.Stdout, res.Stderr)
 	switch {
 	case strings.Contains(res.Stdout, "--- SKIP: "+t.Name()+" "):
-		t.Skip("skipped in the guest")
+		testutils.Skip(t, "skipped in the guest")
 	case res.ExitCode != 0:
 		t.Errorf("the test failed in the guest (exit status %d)", res.ExitCode)
 	case !strings.Contains(res.Stdout, "--- PASS: "+t.Name()+" "):

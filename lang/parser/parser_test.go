@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"gtrace/internal/testutils"
 	"gtrace/lang/ast"
 	"gtrace/lang/token"
 )
@@ -457,7 +458,7 @@ func TestDepthLimit(t *testing.T) {
 func TestTools(t *testing.T) {
 	files, _ := filepath.Glob("/usr/sbin/*.bt")
 	if len(files) == 0 {
-		t.Skip("no /usr/sbin/*.bt tools installed")
+		testutils.Skip(t, "no /usr/sbin/*.bt tools installed")
 	}
 	for _, name := range files {
 		src, err := os.ReadFile(name)

@@ -1,0 +1,90 @@
+package harness
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// AttachingLine is the "Attaching N probes..." line that gtrace, like
+// bpftrace 0.17, prints on stdout before the program's output.
+var AttachingLine = regexp.MustCompile(`(?m)^Attaching \d+ probes?\.\.\.\n`)
+
+// StripAttaching removes the attaching line, which is not program output.
+func StripAttaching(stdout string) string {
+	return AttachingLine.ReplaceAllString(stdout, "")
+}
+
+// MapOutput is stdout without the attaching line and the blank lines
+// printed before the maps at exit and after the last histogram, so
+// expectations can list just the lines that carry values.
+func MapOutput(stdout string) string {
+	s := strings.Trim(StripAttaching(stdout), "\n")
+	if s == "" {
+		return ""
+	}
+	return s + "\n"
+}
+
+// HistRow formats one histogram row the way bpftrace does: a 16-wide
+// label, an 8-wide count and a 52-wide bar scaled to the largest count.
+func HistRow(label string, count, max int) string {
+	bar := strings.Repeat("@", int(float32(count)/float32(max)*52))
+	return fmt.Sprintf("%-16s%8d |%-52s|\n", label, count, bar)
+}
+
+// Patterns for the bpftrace 0.17 text that gtrace prints differently.
+var (
+	histHeader = regexp.MustCompile(`(?m)^(@\w*(\[.*\])?): $`)
+	statsValue = regexp.MustCompile(`(?m)^(@.*): count (-?\d+), average (-?\d+), total (-?\d+)$`)
+	lhistRange = regexp.MustCompile(`(?m)^\[(-?\d+), (-?\d+)\)( *)`)
+)
+
+// Normalise maps output to the form gtrace prints (bpftrace v0.26), undoing
+// only the differences between bpftrace 0.17 and v0.26 documented in
+// gtrace's output/doc.go:
+//   - the "Attaching N probes..." line is dropped (it is not map output);
+//   - "@h: " before a histogram loses its trailing space;
+//   - stats print as "{ .count = N, .average = A, .total = T }", not
+//     "count N, average A, total T";
+//   - avg and stats maps (named in statsMaps) have no empty line after them;
+//   - lhist buckets holding a single value print as "[5]", not "[5, 6)".
+//
+// gtrace output passes through unchanged, as none of these patterns occur
+// in it.
+func Normalise(out string, statsMaps []string) string {
+	out = StripAttaching(out)
+	out = histHeader.ReplaceAllString(out, "$1:")
+	out = statsValue.ReplaceAllString(out, "$1: { .count = $2, .average = $3, .total = $4 }")
+	out = lhistRange.ReplaceAllStringFunc(out, func(s string) string {
+		m := lhistRange.FindStringSubmatch(s)
+		lo, _ := strconv.Atoi(m[1])
+		hi, _ := strconv.Atoi(m[2])
+		if hi != lo+1 {
+			return s
+		}
+		// Keep the row's width: the label column is padded to 16.
+		label := "[" + m[1] + "]"
+		return label + strings.Repeat(" ", len(s)-len(label))
+	})
+	lines := strings.Split(out, "\n")
+	var kept []string
+	for i, l := range lines {
+		if l == "" && i > 0 && isMapLine(lines[i-1], statsMaps) {
+			continue
+		}
+		kept = append(kept, l)
+	}
+	return strings.Join(kept, "\n")
+}
+
+// isMapLine tells whether line is an entry of one of the named maps.
+func isMapLine(line string, names []string) bool {
+	for _, n := range names {
+		if strings.HasPrefix(line, n+":") || strings.HasPrefix(line, n+"[") {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,9 @@
+package reliability
+
+import (
+	"testing"
+
+	"gtrace/tests/internal/harness"
+)
+
+func TestMain(m *testing.M) { harness.Main(m) }
