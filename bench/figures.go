@@ -155,7 +155,7 @@ func compileLong(cfg *Config) ([]Row, error) {
 	}
 	elf := filepath.Join(dir, "long.o")
 	b, err := bestRuns(cfg, cfg.Runs, nil, func(t Tracer) []string {
-		if t == cfg.Gtrace {
+		if t.Name == cfg.Gtrace.Name {
 			return []string{"--dry-run", script}
 		}
 		return []string{"--emit-elf", elf, script}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -20,6 +21,7 @@ import (
 type Tracer struct {
 	Name string // "gtrace" or "bpftrace"
 	Path string
+	Args []string // options before each run's own, such as --no-fusion
 }
 
 // exitTimeout bounds a run that should end by itself, and the wait for a
@@ -39,7 +41,7 @@ type completed struct {
 func runToExit(t Tracer, env []string, args ...string) (completed, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), exitTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, t.Path, args...)
+	cmd := exec.CommandContext(ctx, t.Path, append(slices.Clip(t.Args), args...)...)
 	cmd.Env = append(os.Environ(), env...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -80,7 +82,7 @@ func startTracer(t Tracer, args ...string) (*tracerRun, error) {
 		return nil, fmt.Errorf("temporary file: %w", err)
 	}
 	os.Remove(stdout.Name())
-	s := &tracerRun{name: t.Name, cmd: exec.Command(t.Path, args...), stdout: stdout,
+	s := &tracerRun{name: t.Name, cmd: exec.Command(t.Path, append(slices.Clip(t.Args), args...)...), stdout: stdout,
 		stderr: &stderrLog{}, done: make(chan struct{})}
 	s.cmd.Stdout, s.cmd.Stderr = stdout, s.stderr
 	s.start = time.Now()

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"runtime"
 	"slices"
@@ -108,15 +107,12 @@ func describe(cfg *Config) (string, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s, Linux %s, %d CPUs; best of %d runs, least of %d rounds of dd bs=1 count=%d per event cost\n",
 		today(), release, runtime.NumCPU(), cfg.Runs, cfg.Rounds, cfg.Events)
-	if v := os.Getenv("GTRACE_NO_FUSION"); v != "" {
-		fmt.Fprintf(&b, "GTRACE_NO_FUSION=%s: syscall tracepoints unfused\n", v)
-	}
 	for _, t := range cfg.tracers() {
 		out, err := exec.Command(t.Path, "--version").Output()
 		if err != nil {
 			return "", fmt.Errorf("%s --version: %w", t.Path, err)
 		}
-		fmt.Fprintf(&b, "%s: %s\n", t.Path, bytes.TrimSpace(out))
+		fmt.Fprintf(&b, "%s: %s\n", strings.Join(append([]string{t.Path}, t.Args...), " "), bytes.TrimSpace(out))
 	}
 	b.WriteString("\n")
 	return b.String(), nil

@@ -27,6 +27,7 @@ func run() error {
 	gtrace := flag.String("gtrace", "./gtrace", "the gtrace binary to measure")
 	bpftrace := flag.String("bpftrace", "bpftrace", "the bpftrace binary to compare it with")
 	all := flag.Bool("all", false, "measure every figure, wildcard included")
+	noFusion := flag.Bool("no-fusion", false, "run gtrace with --no-fusion: syscall tracepoints unfused")
 	flag.IntVar(&cfg.Runs, "n", 5, "runs per timed figure and tracer; the best counts")
 	flag.IntVar(&cfg.Rounds, "rounds", 5, "dd workloads per per-event figure; the least cost counts")
 	flag.IntVar(&cfg.Events, "events", 20000, "size of the per-event workload: dd bs=1 count=EVENTS, within what a ring buffer holds")
@@ -53,6 +54,9 @@ func run() error {
 		return fmt.Errorf("bpftrace binary: %w", err)
 	}
 	cfg.Gtrace.Name, cfg.Bpftrace.Name = "gtrace", "bpftrace"
+	if *noFusion {
+		cfg.Gtrace.Args = []string{"--no-fusion"}
+	}
 
 	cfg.Figures = flag.Args()
 	if len(cfg.Figures) == 0 {

@@ -50,6 +50,8 @@ OPTIONS:
                    stages may be given, comma separated or in several -d
     --dry-run      compile and load through the verifier, but do not attach
     --unsafe       allow unsafe functions (system, signal)
+    --no-fusion    run each syscall tracepoint as itself, not fused into the
+                   raw_syscalls dispatchers (for comparing the two)
     --stats        print what each probe cost at exit: runs, run time, lost events
     -h, --help     show this help
     --version      print the version
@@ -76,6 +78,7 @@ type options struct {
 	quiet, verbose    bool
 	debug             debugStages
 	dryRun, unsafe    bool
+	noFusion          bool
 	stats             bool
 	includeDirs       []string
 }
@@ -205,6 +208,8 @@ func parseArgs(args []string) (*options, error) {
 			o.dryRun = true
 		case a == "--unsafe":
 			o.unsafe = true
+		case a == "--no-fusion":
+			o.noFusion = true
 		case a == "--stats":
 			o.stats = true
 		case a == "--":
@@ -357,7 +362,7 @@ func trace(o *options, stdout, stderr io.Writer) error {
 		Name:        name,
 		IncludeDirs: o.includeDirs,
 		Check: sema.Options{Config: sema.Config{Unsafe: o.unsafe, Params: o.params},
-			Env: os.LookupEnv},
+			Env: os.LookupEnv, NoFusion: o.noFusion},
 		Codegen: codegen.Options{Pid: uint32(o.pid)},
 	}
 	// As in bpftrace v0.26, -d prints and the program still runs.

@@ -13,7 +13,7 @@ import (
 )
 
 // TestSyscallFusion runs syscall tracepoints fused into raw_syscalls and
-// as the kernel's own tracepoints (GTRACE_NO_FUSION) on the same
+// as the kernel's own tracepoints (--no-fusion) on the same
 // workload: counts, syscall numbers, arguments and return values must
 // agree.
 func TestSyscallFusion(t *testing.T) {
@@ -25,10 +25,8 @@ func TestSyscallFusion(t *testing.T) {
 	tracepoint:syscalls:sys_enter_openat /pid == cpid/ { @open[str(args.filename), args.dfd, args.flags] = count(); }
 	tracepoint:syscalls:sys_enter_read /pid == cpid/ { @read[args.fd, args.count] = count(); }`
 	run := func(fused bool) []string {
-		if !fused {
-			t.Setenv("GTRACE_NO_FUSION", "1") // until the test ends
-		}
-		r := harness.RunTimeout(t, 120*time.Second, harness.Bin(), "-c", "/bin/sh "+work, "-e", script)
+		args := fusionArgs(t, fused, script)
+		r := harness.RunTimeout(t, 120*time.Second, harness.Bin(), append(args, "-c", "/bin/sh "+work, "-e", script)...)
 		if r.Code != 0 {
 			t.Fatalf("fused=%v: exit code %d, stderr:\n%s", fused, r.Code, r.Stderr)
 		}
@@ -63,6 +61,25 @@ func TestSyscallFusionAll(t *testing.T) {
 			t.Errorf("missing %q in:\n%s", want, r.Stdout)
 		}
 	}
+}
+
+// fusionArgs returns the options that run script fused or not, and
+// checks with --dry-run -v that they do: a fused script loads the
+// raw_syscalls dispatcher.
+func fusionArgs(t *testing.T, fused bool, script string) []string {
+	t.Helper()
+	var args []string
+	if !fused {
+		args = []string{"--no-fusion"}
+	}
+	r := harness.Gtrace(t, append(args, "--dry-run", "-v", "-e", script)...)
+	if r.Code != 0 {
+		t.Fatalf("--dry-run %v: exit code %d, stderr:\n%s", args, r.Code, r.Stderr)
+	}
+	if got := strings.Contains(r.Stdout+r.Stderr, "rawtracepoint:sys_enter: "); got != fused {
+		t.Fatalf("%v: the raw_syscalls dispatcher loaded: %v, want %v:\n%s%s", args, got, fused, r.Stdout, r.Stderr)
+	}
+	return args
 }
 
 // compatProgram makes a native getpid, five ia32 getpid calls through
@@ -102,10 +119,8 @@ func TestSyscallFusionCompat(t *testing.T) {
 	tracepoint:syscalls:sys_enter_swapon /pid == cpid/ { @[probe] = count(); }`
 	want := "@[tracepoint:syscalls:sys_enter_getpid]: 2\n@[tracepoint:syscalls:sys_exit_getpid]: 2\n"
 	for _, fusion := range []bool{true, false} {
-		if !fusion {
-			t.Setenv("GTRACE_NO_FUSION", "1")
-		}
-		r := harness.Gtrace(t, "-c", bin, "-e", script)
+		args := fusionArgs(t, fusion, script)
+		r := harness.Gtrace(t, append(args, "-c", bin, "-e", script)...)
 		if r.Code != 0 {
 			t.Fatalf("fusion %v: exit code %d, stderr:\n%s", fusion, r.Code, r.Stderr)
 		}
