@@ -27,6 +27,12 @@ func FuzzCompile(f *testing.F) {
 		`BEGIN { $t = (1, "two"); @t = $t; print($t.1); unroll(2) { @u++; } @b = strcontains("abc", "b"); }`,
 		"#define N 4\nconfig = { max_strlen = 32 }\ntracepoint:syscalls:sys_enter_read /args->fd > N/ { @[comm] = sum(args->count); }",
 		`tracepoint:syscalls:sys_exit_read { @r = hist(args->ret); @t[tid] = nsecs; } END { print(@r, 3); zero(@t); }`,
+		`kprobe:vfs_read { @[kstack, func] = count(); } kretprobe:vfs_read { @ret = lhist(retval, 0, 100, 10); }`,
+		`fentry:vfs_read { @[args.file] = count(); } fexit:vfs_write { @w = stats(retval); }`,
+		`rawtracepoint:sched_switch { @[arg0, arg1] = sum(1); } usdt:/bin/true:p:probe { @u = avg(arg0); }`,
+		`uprobe:libc:malloc { @s[ustack] = count(); } uretprobe:libc:malloc { @r = max(retval); }`,
+		`struct pair *p; kprobe:vfs_read { $p = (struct pair *)arg0; @[$p->a, PAIR_B] = count(); @j = *kaddr("jiffies"); }`,
+		`software:cpu-clock:100000 { @c[cpu] = count(); } self:signal:SIGUSR1 { print(ncpus); }`,
 	} {
 		f.Add(s)
 	}
