@@ -1,7 +1,6 @@
 package codegen
 
 import (
-	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
 
 	"gtrace/lang/ast"
@@ -380,12 +379,7 @@ func (g *gen) builtin(e *ast.Ident) {
 	case builtin.Ncpus:
 		// The possible CPUs, as bpftrace counts them: cpu is always
 		// below ncpus, and per-CPU maps have as many values.
-		n, err := ebpf.PossibleCPU()
-		if err != nil {
-			g.fail(e, "ncpus: %v", err)
-			return
-		}
-		g.loadImm(asm.R0, int64(n))
+		g.loadImm(asm.R0, int64(g.opts.NumCPU))
 	case builtin.Kstack:
 		g.stackID(0)
 	case builtin.Curtask:
