@@ -200,9 +200,10 @@ func divide(v Value, div uint32) Value {
 	return v
 }
 
-// sort orders the entry indexes idx the way bpftrace's format() does
-// before printing. bpftrace sorts stably; ties here compare by index,
-// which orders them the same and lets the sort be unstable and faster.
+// sort orders idx, every index of src from 0 up, the way bpftrace's
+// format() does before printing. bpftrace sorts stably; ties here
+// compare by index, which orders them the same and lets the sort be
+// unstable and faster.
 func (m *Map) sort(src Source, idx []int32) {
 	if len(idx) == 0 {
 		return

@@ -36,7 +36,13 @@ func (m *Map) writeText(w io.Writer, top int, div uint32) error {
 		b := &c.b
 		b.WriteString(m.Name)
 		if r.key != nil {
-			b.WriteString("[" + keyText(*r.key) + "]")
+			b.WriteByte('[')
+			if k := *r.key; k.tag == tagInt || k.tag == tagUint {
+				k.writeText(b, false) // no parentheses to drop: skip a copy
+			} else {
+				b.WriteString(keyText(k))
+			}
+			b.WriteByte(']')
 		}
 		if r.hist != nil {
 			b.WriteString(":\n")
