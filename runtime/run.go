@@ -750,15 +750,34 @@ func (r *run) probeStats() []output.ProbeStat {
 		}
 		s := output.ProbeStat{Probe: p.Prog.Probe.Name, Missed: r.probeMissed[p.Name]}
 		if prog := r.progs[p.Name]; prog != nil {
-			if st, err := prog.Stats(); err == nil {
+			if st, stopped, err := r.runsAfterStop(prog, p.StopSlot); err == nil {
 				// Runs that began after the stop returned at once.
-				s.Runs, s.TotalNs = st.RunCount-r.sumCounter("stopped", p.StopSlot), uint64(st.Runtime)
+				s.Runs, s.TotalNs = st.RunCount-stopped, uint64(st.Runtime)
 				s.Missed += st.RecursionMisses
 			}
 		}
 		stats = append(stats, s)
 	}
 	return stats
+}
+
+// runsAfterStop reads prog's statistics and how many of its runs the stop
+// returned at once. The probes still fire, each run adding to both
+// counts, so the stopped count is read before and after the statistics
+// until no run came between: otherwise a busy probe's runs in between
+// would count as stopped but not as run.
+func (r *run) runsAfterStop(prog *ebpf.Program, slot int) (*ebpf.ProgramStats, uint64, error) {
+	const tries = 100
+	for i := 0; ; i++ {
+		before := r.sumCounter("stopped", slot)
+		st, err := prog.Stats()
+		if err != nil {
+			return nil, 0, err
+		}
+		if after := r.sumCounter("stopped", slot); after == before || i == tries {
+			return st, before, nil
+		}
+	}
 }
 
 // sumCounter adds up slot index of a per-CPU counter array.
