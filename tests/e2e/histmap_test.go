@@ -27,7 +27,7 @@ func TestHistMapKinds(t *testing.T) {
 		{read + "{ @h[comm] = hist(args->count); }", ebpf.PerCPUHash, 0},
 		{read + "{ @h = hist(args->count); } END { zero(@h); }", ebpf.PerCPUHash, 0},
 		{read + "{ @h = hist(args->count); delete(@h); }", ebpf.PerCPUHash, 0},
-		{read + "{ @ = count(); }", ebpf.PerCPUHash, 0},
+		{read + "{ @ = count(); }", ebpf.PerCPUArray, 1},
 	}
 	for _, tt := range tests {
 		out, err := bench.Compile([]byte(tt.script))
