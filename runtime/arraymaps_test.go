@@ -11,29 +11,14 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"gtrace/codegen"
 	"gtrace/internal/testutils"
-	"gtrace/lang/parser"
-	"gtrace/lang/token"
 	"gtrace/output"
-	"gtrace/sema"
 )
 
 // runPrinting runs src as runScript does, printing text or JSON.
 func runPrinting(t *testing.T, src string, json bool) string {
 	t.Helper()
-	prog, errs := parser.ParseFile(token.NewFile("stdin", []byte(src)))
-	if errs.HasErrors() {
-		t.Fatalf("parse: %v", errs)
-	}
-	info, errs := sema.Check(prog, nil)
-	if errs.HasErrors() {
-		t.Fatalf("check: %v", errs)
-	}
-	out, err := codegen.Compile(info, nil)
-	if err != nil {
-		t.Fatalf("compile: %v", err)
-	}
+	out := compile(t, src)
 	var stdout, stderr bytes.Buffer
 	var p output.Printer = output.NewText(&stdout, &stderr)
 	if json {

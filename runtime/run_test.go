@@ -5,20 +5,27 @@ import (
 	"strings"
 	"testing"
 
+	"gtrace/codegen"
 	"gtrace/compiler"
 	"gtrace/internal/testutils"
 	"gtrace/output"
 )
 
-// runScript compiles and runs src and returns what it printed.
-func runScript(t *testing.T, src string) (string, int) {
+// compile compiles src for the running kernel.
+func compile(t *testing.T, src string) *codegen.Output {
 	t.Helper()
 	prog, err := compiler.Compile([]byte(src), nil)
 	if err != nil {
 		t.Fatalf("compile: %v", err)
 	}
+	return prog.Output
+}
+
+// runScript compiles and runs src and returns what it printed.
+func runScript(t *testing.T, src string) (string, int) {
+	t.Helper()
 	var stdout, stderr bytes.Buffer
-	code, err := Run(prog.Output, &Options{Printer: output.NewText(&stdout, &stderr), Stderr: &stderr, Quiet: true})
+	code, err := Run(compile(t, src), &Options{Printer: output.NewText(&stdout, &stderr), Stderr: &stderr, Quiet: true})
 	if err != nil {
 		t.Fatalf("run: %v\n%s", err, stderr.String())
 	}

@@ -7,12 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"gtrace/codegen"
 	"gtrace/internal/testutils"
-	"gtrace/lang/parser"
-	"gtrace/lang/token"
 	"gtrace/output"
-	"gtrace/sema"
 )
 
 // TestSelfSignal sends gtrace SIGUSR1, as bpftrace's signal tests do:
@@ -31,19 +27,7 @@ func TestSelfSignal(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := token.NewFile("stdin", []byte(tt.src))
-			prog, errs := parser.ParseFile(f)
-			if errs.HasErrors() {
-				t.Fatalf("parse: %v", errs)
-			}
-			info, errs := sema.Check(prog, nil)
-			if errs.HasErrors() {
-				t.Fatalf("check: %v", errs)
-			}
-			out, err := codegen.Compile(info, nil)
-			if err != nil {
-				t.Fatalf("compile: %v", err)
-			}
+			out := compile(t, tt.src)
 			var stdout, stderr bytes.Buffer
 			// Once tracing starts, the signals are gtrace's to catch:
 			// they would end the test otherwise. A signal that is
@@ -58,7 +42,7 @@ func TestSelfSignal(t *testing.T) {
 					}
 				}()
 			}
-			_, err = Run(out, &Options{Printer: output.NewText(&stdout, &stderr), Stderr: &stderr, Quiet: true, Attached: attached})
+			_, err := Run(out, &Options{Printer: output.NewText(&stdout, &stderr), Stderr: &stderr, Quiet: true, Attached: attached})
 			if err != nil {
 				t.Fatalf("run: %v\n%s", err, stderr.String())
 			}
