@@ -8,11 +8,10 @@
 // The packages split the tests by kind, so that each runs well within go
 // test's timeout and one kind can be run alone:
 //
-//	tests/e2e          the language, output, errors, CLI, and differential tests against bpftrace
+//	tests/e2e          the language, output, errors and CLI, and differential tests against bpftrace
 //	tests/reliability  stopping, killing, detaching, lost events, missing probes
 //	tests/tools        Debian's bpftrace tools, uprobe tools, USDT and stacks
-//	tests/vm           kernel probes, fentry, modules, gtrace bench and prof, in qemu (internal/vmtest)
-//	tests/vmtools      Debian's and the storage tools, in qemu
+//	tests/vm           tests in qemu under Debian's kernels (internal/vmtest)
 //
 // The packages that run the gtrace binary call Main from their TestMain.
 // Tests run in their package's directory, so the shared test data is
