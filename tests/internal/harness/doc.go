@@ -1,12 +1,11 @@
 // Package harness holds what the test packages under tests/ share: the
 // gtrace binary, built once per test binary by Main; running it, or
 // another tracer, with a timeout; starting a process and waiting for a
-// line of its output; building C test programs; reading what the
-// tracers print; and the sections that the VM tests' guest scripts
-// print.
+// line of its output; building C test programs; and reading what the
+// tracers print.
 //
-// The packages split the tests by kind, so that each runs well within go
-// test's timeout and one kind can be run alone:
+// The packages split the tests by kind, so that one kind can be run
+// alone, in a fraction of the time of the whole:
 //
 //	tests/e2e          the language, output, errors and CLI, and differential tests against bpftrace
 //	tests/reliability  stopping, killing, detaching, lost events, missing probes
