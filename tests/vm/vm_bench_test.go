@@ -8,13 +8,12 @@ import (
 
 	"gtrace/bench"
 	"gtrace/internal/vmtest"
-	"gtrace/tests/internal/harness"
 )
 
 // vmBenchScript runs gtrace bench with kprobes, as written in the study:
 // the overhead scripts on vfs_read, but for the uprobe ones (the guest has
 // no libc), and the attach sweep over kernel functions.
-const vmBenchScript = harness.ShellFuncs + `
+const vmBenchScript = vmShellFuncs + `
 section overhead /gtrace bench overhead --kprobes -n 1 --events 2000 --scripts 2,3,8-18 --tracer gtrace=/gtrace -f json
 section attach /gtrace bench attach --kprobes -n 1 --tracer gtrace=/gtrace -f json
 `
@@ -38,17 +37,17 @@ func TestVMBenchKprobes(t *testing.T) {
 	if res.ExitCode != 0 {
 		t.Fatalf("guest script exited %d\nstdout:\n%s\nstderr:\n%s", res.ExitCode, res.Stdout, res.Stderr)
 	}
-	sections, err := harness.ParseSections(res.Stdout)
+	sections, err := parseVMSections(res.Stdout)
 	if err != nil {
 		t.Fatal(err)
 	}
 
 	t.Run("overhead", func(t *testing.T) {
 		s := sections["overhead"]
-		t.Logf("stdout:\n%s\nstderr:\n%s", s.Stdout, s.Stderr)
+		t.Logf("stdout:\n%s\nstderr:\n%s", s.stdout, s.stderr)
 		var r bench.OverheadResult
-		if err := json.Unmarshal([]byte(s.Stdout), &r); s.Status != 0 || err != nil {
-			t.Fatalf("status %d, %v\nstdout:\n%s\nstderr:\n%s", s.Status, err, s.Stdout, s.Stderr)
+		if err := json.Unmarshal([]byte(s.stdout), &r); s.status != 0 || err != nil {
+			t.Fatalf("status %d, %v\nstdout:\n%s\nstderr:\n%s", s.status, err, s.stdout, s.stderr)
 		}
 		if !r.Kprobes {
 			t.Error("the result does not say it ran on kprobes")
@@ -71,10 +70,10 @@ func TestVMBenchKprobes(t *testing.T) {
 
 	t.Run("attach", func(t *testing.T) {
 		s := sections["attach"]
-		t.Logf("stdout:\n%s\nstderr:\n%s", s.Stdout, s.Stderr)
+		t.Logf("stdout:\n%s\nstderr:\n%s", s.stdout, s.stderr)
 		var r bench.AttachResult
-		if err := json.Unmarshal([]byte(s.Stdout), &r); s.Status != 0 || err != nil {
-			t.Fatalf("status %d, %v\nstdout:\n%s\nstderr:\n%s", s.Status, err, s.Stdout, s.Stderr)
+		if err := json.Unmarshal([]byte(s.stdout), &r); s.status != 0 || err != nil {
+			t.Fatalf("status %d, %v\nstdout:\n%s\nstderr:\n%s", s.status, err, s.stdout, s.stderr)
 		}
 		var ns []int
 		for _, p := range r.Points {

@@ -7,14 +7,13 @@ import (
 	"time"
 
 	"gtrace/internal/vmtest"
-	"gtrace/tests/internal/harness"
 )
 
 // vmFusionScript traces every syscall tracepoint, fused into the two
 // raw_syscalls dispatchers, over busybox dd reading a 10000-byte file in
 // blocks of 4096: under cpid, the -c shell's execve of dd, then dd's own
 // calls.
-const vmFusionScript = harness.ShellFuncs + `
+const vmFusionScript = vmShellFuncs + `
 dd if=/dev/zero of=/tmp/data bs=1000 count=10 2>/dev/null
 section fusion /gtrace -e 'tracepoint:syscalls:sys_enter_* /pid == cpid/ { @[probe] = count(); }' \
 	-c "dd if=/tmp/data of=/dev/null bs=4096"
@@ -38,12 +37,12 @@ func TestVMFusion(t *testing.T) {
 			if res.ExitCode != 0 {
 				t.Fatalf("guest script exited %d\nstdout:\n%s\nstderr:\n%s", res.ExitCode, res.Stdout, res.Stderr)
 			}
-			sections, err := harness.ParseSections(res.Stdout)
+			sections, err := parseVMSections(res.Stdout)
 			if err != nil {
 				t.Fatalf("%v\nguest stdout:\n%s", err, res.Stdout)
 			}
-			out := sections.Get(t, "fusion", 0).Stdout
-			if n := harness.Attaching(out); n < 300 {
+			out := sections.get(t, "fusion", 0).stdout
+			if n := vmAttaching(out); n < 300 {
 				t.Errorf("attached %d probes, want every syscall tracepoint", n)
 			}
 			// dd writes its 3 blocks and then its record counts.

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"gtrace/internal/vmtest"
-	"gtrace/tests/internal/harness"
 )
 
 // vmModuleScript traces the dummy network driver, loaded as a module
@@ -24,7 +23,7 @@ cat >/tmp/add-links <<'SH'
 grep -h '^link_type:' /proc/$PPID/fdinfo/* | sort | uniq -c
 sh /tmp/add w
 SH
-` + harness.ShellFuncs + `
+` + vmShellFuncs + `
 section list /gtrace -l 'kprobe:dummy:*'
 section funcs sh -c "grep '\[dummy\]' /sys/kernel/tracing/available_filter_functions | sort -u"
 section single /gtrace -e 'kprobe:dummy:dummy_setup { @[probe, func] = count(); }' -c 'sh /tmp/add s'
@@ -45,26 +44,26 @@ func TestVMKprobeModule(t *testing.T) {
 			if res.ExitCode != 0 {
 				t.Fatalf("guest script exited %d\nstdout:\n%s\nstderr:\n%s", res.ExitCode, res.Stdout, res.Stderr)
 			}
-			sections, err := harness.ParseSections(res.Stdout)
+			sections, err := parseVMSections(res.Stdout)
 			if err != nil {
 				t.Fatal(err)
 			}
 			var want []string
-			for _, line := range strings.Split(strings.TrimSpace(sections["funcs"].Stdout), "\n") {
+			for _, line := range strings.Split(strings.TrimSpace(sections["funcs"].stdout), "\n") {
 				if fn, ok := strings.CutSuffix(line, " [dummy]"); ok {
 					want = append(want, "kprobe:dummy:"+fn)
 				}
 			}
 			if !slices.Contains(want, "kprobe:dummy:dummy_setup") {
-				t.Fatalf("dummy_setup is not among the module's traceable functions: %q", sections["funcs"].Stdout)
+				t.Fatalf("dummy_setup is not among the module's traceable functions: %q", sections["funcs"].stdout)
 			}
 
-			if s := sections["list"]; s.Status != 0 || strings.TrimSpace(s.Stdout) != strings.Join(want, "\n") {
-				t.Errorf("list: status %d, got\n%s\nwant\n%s\nstderr: %s", s.Status, s.Stdout, strings.Join(want, "\n"), s.Stderr)
+			if s := sections["list"]; s.status != 0 || strings.TrimSpace(s.stdout) != strings.Join(want, "\n") {
+				t.Errorf("list: status %d, got\n%s\nwant\n%s\nstderr: %s", s.status, s.stdout, strings.Join(want, "\n"), s.stderr)
 			}
 			const count = "@[kprobe:dummy:dummy_setup, dummy_setup]: 3\n"
-			if s := sections["single"]; s.Status != 0 || !strings.Contains(s.Stdout, "Attaching 1 probe...") || !strings.Contains(s.Stdout, count) {
-				t.Errorf("single: status %d, want %q in stdout:\n%s\nstderr: %s", s.Status, count, s.Stdout, s.Stderr)
+			if s := sections["single"]; s.status != 0 || !strings.Contains(s.stdout, "Attaching 1 probe...") || !strings.Contains(s.stdout, count) {
+				t.Errorf("single: status %d, want %q in stdout:\n%s\nstderr: %s", s.status, count, s.stdout, s.stderr)
 			}
 			// 6.12 has kprobe.multi: one link for every function. 6.1
 			// attaches a kprobe, a perf link, per function.
@@ -73,10 +72,10 @@ func TestVMKprobeModule(t *testing.T) {
 				links = "      1 link_type:\tkprobe_multi\n"
 			}
 			attaching := fmt.Sprintf("Attaching %d probes...\n", len(want))
-			if s := sections["wildcard"]; s.Status != 0 || !strings.Contains(s.Stdout, attaching) ||
-				!strings.Contains(s.Stdout, links) || !strings.Contains(s.Stdout, count) {
+			if s := sections["wildcard"]; s.status != 0 || !strings.Contains(s.stdout, attaching) ||
+				!strings.Contains(s.stdout, links) || !strings.Contains(s.stdout, count) {
 				t.Errorf("wildcard: status %d, want %q, %q and %q in stdout:\n%s\nstderr: %s",
-					s.Status, attaching, links, count, s.Stdout, s.Stderr)
+					s.status, attaching, links, count, s.stdout, s.stderr)
 			}
 		})
 	}

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"gtrace/internal/vmtest"
-	"gtrace/tests/internal/harness"
 )
 
 // The guest kernels allow fentry on BPF programs, so gtrace prof
@@ -23,7 +22,7 @@ const (
 )
 
 // vmProfScript is the guest's shell script.
-const vmProfScript = harness.ShellFuncs + `
+const vmProfScript = vmShellFuncs + `
 # profile NAME TARGET runs gtrace prof on TARGET while dd makes $READS
 # reads, and prints its JSON report as section NAME.
 profile() {
@@ -99,7 +98,7 @@ type vmProfRuns struct {
 func TestVMProf(t *testing.T) {
 	files := map[string]string{
 		"/gtrace":     vmtest.BuildGtrace(t),
-		"/kprobeload": harness.BuildTestdata(t, "kprobeload"),
+		"/kprobeload": buildTestdata(t, "kprobeload"),
 	}
 	env := map[string]string{"READS": strconv.Itoa(vmProfReads), "WINDOW": vmProfWindow}
 	for _, k := range vmtest.Kernels {
@@ -116,23 +115,23 @@ func TestVMProf(t *testing.T) {
 			if res.ExitCode != 0 {
 				t.Fatalf("guest script exited %d\nstdout:\n%s\nstderr:\n%s", res.ExitCode, res.Stdout, res.Stderr)
 			}
-			sections, err := harness.ParseSections(res.Stdout)
+			sections, err := parseVMSections(res.Stdout)
 			if err != nil {
 				t.Fatalf("%v\nguest stdout:\n%s", err, res.Stdout)
 			}
-			section := func(t *testing.T, name string) harness.Section {
+			section := func(t *testing.T, name string) vmSection {
 				t.Helper()
 				if _, ok := sections[name]; !ok {
 					t.Logf("guest output:\n%s", res.Stdout)
 				}
-				return sections.Get(t, name, 0)
+				return sections.get(t, name, 0)
 			}
 			t.Run("gtrace", func(t *testing.T) {
-				checkVMProf(t, section(t, "gtrace").Stdout, "")
+				checkVMProf(t, section(t, "gtrace").stdout, "")
 				section(t, "trace")
 			})
 			t.Run("dump", func(t *testing.T) {
-				out := section(t, "gtrace-dump").Stdout
+				out := section(t, "gtrace-dump").stdout
 				for _, want := range []string{"translated instructions\nkprobe_vfs_read:\n", "JITed code, ", " retq\n", ": Exit\n"} {
 					if !strings.Contains(out, want) {
 						t.Errorf("no %q in the dump", want)
@@ -140,11 +139,11 @@ func TestVMProf(t *testing.T) {
 				}
 			})
 			t.Run("other", func(t *testing.T) {
-				checkVMProf(t, section(t, "other").Stdout, "kprobeload")
+				checkVMProf(t, section(t, "other").stdout, "kprobeload")
 				section(t, "kprobeload")
 			})
 			t.Run("text", func(t *testing.T) {
-				out := section(t, "other-text").Stdout
+				out := section(t, "other-text").stdout
 				for _, want := range []string{"fentry/fexit (entry to exit)", "kernel statistics", "  of which fentry+fexit", "No hardware PMU (", "cpu_clock_ns"} {
 					if !strings.Contains(out, want) {
 						t.Errorf("no %q in the report", want)

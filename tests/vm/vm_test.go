@@ -3,6 +3,9 @@ package vm
 import (
 	"fmt"
 	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -54,7 +57,7 @@ BLK="dd if=/dev/nvme0n1 of=/dev/null bs=4096 count=8 iflag=direct"
 aff=/sys/kernel/tracing/available_filter_functions
 kprobes=/sys/kernel/debug/kprobes/list
 
-` + harness.ShellFuncs + `
+` + vmShellFuncs + `
 section kprobe /gtrace -e '
 kprobe:vfs_read /pid == cpid && comm == "dd"/ {
 	@reads = count(); @size = hist(arg2); @func[func] = count(); @probe[probe] = count();
@@ -137,6 +140,71 @@ section sigkill-left cat $kprobes /sys/kernel/tracing/kprobe_events
 section left cat $kprobes /sys/kernel/tracing/kprobe_events /sys/kernel/tracing/uprobe_events
 `
 
+// buildTestdata builds the Go program tests/testdata/NAME, statically
+// linked for the guest, and returns its path.
+func buildTestdata(t *testing.T, name string) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), name)
+	cmd := exec.Command("go", "build", "-o", bin, "../testdata/"+name)
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("building %s: %v\n%s", name, err, out)
+	}
+	return bin
+}
+
+// vmShellFuncs are the guest shell functions that print each command's
+// output as a section parseVMSections reads.
+const vmShellFuncs = `
+# emit NAME STATUS OUT ERR prints a section: the files OUT and ERR and
+# the exit status.
+emit() {
+	printf '@@@@ section %s %s\n' "$1" "$2"
+	cat "$3"
+	printf '\n@@@@ stderr\n'
+	cat "$4"
+	printf '\n@@@@ end\n'
+}
+
+# section NAME CMD... runs CMD and prints what it did as section NAME.
+section() {
+	name=$1
+	shift
+	"$@" >/tmp/out 2>/tmp/err
+	emit "$name" $? /tmp/out /tmp/err
+}
+
+# wait_for TEST MESSAGE runs the shell test TEST every 0.1 s until it
+# holds, for at most 60 s, then says MESSAGE.
+wait_for() {
+	i=0
+	while ! eval "$1"; do
+		i=$((i + 1))
+		if [ $i -gt 600 ]; then
+			echo "$2 after 60 s"
+			return 1
+		fi
+		sleep 0.1
+	done
+}
+
+# wait_detached waits until no kprobe is registered.
+wait_detached() {
+	wait_for '[ -z "$(cat $kprobes)" ]' "kprobes still registered"
+}
+
+# wait_links PID N waits until process PID holds N BPF links.
+wait_links() {
+	wait_for "[ \$(grep -l '^link_type:' /proc/$1/fdinfo/* 2>/dev/null | wc -l) -ge $2 ]" "process $1 has not attached $2 links"
+}
+`
+
+// vmSection is what one command in the guest did.
+type vmSection struct {
+	stdout, stderr string
+	status         int
+}
+
 // vmTools are Debian's bpftrace tools that the guest kernels support.
 // biolatency.bt and biosnoop.bt are not among them: they probe
 // blk_account_io_start or __blk_account_io_start, which neither kernel
@@ -148,7 +216,7 @@ var vmTools = []string{"vfscount", "vfsstat", "bitesize"}
 // runVMScript boots kernel k with the harness's NVMe namespaces, runs
 // vmGuestScript and returns its sections by name. $BLK reads nvme0n1,
 // the conventional one.
-func runVMScript(t *testing.T, k vmtest.Kernel, gtrace string) harness.Sections {
+func runVMScript(t *testing.T, k vmtest.Kernel, gtrace string) vmSections {
 	t.Helper()
 	files := map[string]string{"/gtrace": gtrace}
 	for _, tool := range vmTools {
@@ -165,11 +233,111 @@ func runVMScript(t *testing.T, k vmtest.Kernel, gtrace string) harness.Sections 
 	if res.ExitCode != 0 {
 		t.Fatalf("guest script exited %d\nstdout:\n%s\nstderr:\n%s", res.ExitCode, res.Stdout, res.Stderr)
 	}
-	sections, err := harness.ParseSections(res.Stdout)
+	sections, err := parseVMSections(res.Stdout)
 	if err != nil {
 		t.Fatalf("%v\nguest stdout:\n%s\nstderr:\n%s", err, res.Stdout, res.Stderr)
 	}
 	return sections
+}
+
+// vmSections are the sections of a guest script's output, by name.
+type vmSections map[string]vmSection
+
+// get returns the named section and logs it, failing t if there is none
+// or its command did not exit with status.
+func (ss vmSections) get(t *testing.T, name string, status int) vmSection {
+	t.Helper()
+	s, ok := ss[name]
+	if !ok {
+		t.Fatalf("no section %s in the guest's output", name)
+	}
+	t.Logf("%s: exit %d\nstdout:\n%s\nstderr:\n%s", name, s.status, s.stdout, s.stderr)
+	if s.status != status {
+		t.Fatalf("%s exited %d, want %d", name, s.status, status)
+	}
+	return s
+}
+
+// parseVMSections splits the guest script's output into its sections.
+func parseVMSections(out string) (vmSections, error) {
+	sections := vmSections{}
+	chunks := strings.Split(out, "@@@@ section ")
+	for _, chunk := range chunks[1:] {
+		header, rest, _ := strings.Cut(chunk, "\n")
+		name, status, _ := strings.Cut(header, " ")
+		code, err := strconv.Atoi(status)
+		stdout, rest, ok1 := strings.Cut(rest, "\n@@@@ stderr\n")
+		stderr, _, ok2 := strings.Cut(rest, "\n@@@@ end\n")
+		if err != nil || !ok1 || !ok2 {
+			return nil, fmt.Errorf("garbled section %q", header)
+		}
+		sections[name] = vmSection{stdout: stdout, stderr: stderr, status: code}
+	}
+	return sections, nil
+}
+
+// vmHistLine is a histogram row: its bucket and count.
+var vmHistLine = regexp.MustCompile(`^(\[[^\]]*[\])])\s+(\d+) \|@*\s*\|$`)
+
+// vmHist returns the rows with a non-zero count of the histogram printed
+// under the line head (such as "@ret:"), by bucket; nil if there is none.
+func vmHist(out, head string) map[string]int {
+	_, rest, ok := strings.Cut("\n"+out, "\n"+head+"\n")
+	if !ok {
+		return nil
+	}
+	rows := map[string]int{}
+	for _, line := range strings.Split(rest, "\n") {
+		m := vmHistLine.FindStringSubmatch(line)
+		if m == nil {
+			break
+		}
+		if n, _ := strconv.Atoi(m[2]); n > 0 {
+			rows[m[1]] = n
+		}
+	}
+	return rows
+}
+
+// vmKeyLine is a map entry with a one-part key: "@[vfs_read]: 4".
+var vmKeyLine = regexp.MustCompile(`^@\[([^\],]+)\]: (\d+)$`)
+
+// vmCounts sums the entries of @[key] = count() over every time the map
+// is printed, by key.
+func vmCounts(out string) map[string]int {
+	counts := map[string]int{}
+	for _, line := range strings.Split(out, "\n") {
+		if m := vmKeyLine.FindStringSubmatch(line); m != nil {
+			n, _ := strconv.Atoi(m[2])
+			counts[m[1]] += n
+		}
+	}
+	return counts
+}
+
+// vmStackEntry is a map entry keyed by a kernel stack: its frames, each
+// on a line of its own indented by 8 spaces, and its count.
+var vmStackEntry = regexp.MustCompile(`(?m)^@\[\n((?: {8}\S+\n)+)\]: (\d+)$`)
+
+// vmLines returns the non-empty lines of s.
+func vmLines(s string) []string {
+	var lines []string
+	for _, line := range strings.Split(s, "\n") {
+		if line != "" {
+			lines = append(lines, line)
+		}
+	}
+	return lines
+}
+
+// vmAttaching returns N of the "Attaching N probes..." line, or -1.
+func vmAttaching(out string) int {
+	m := regexp.MustCompile(`(?m)^Attaching (\d+) probes?\.\.\.$`).FindStringSubmatch(out)
+	if m == nil {
+		return -1
+	}
+	n, _ := strconv.Atoi(m[1])
+	return n
 }
 
 // vmReadRet is vfs_read's return values for $DD.
@@ -180,7 +348,7 @@ func TestVMKprobes(t *testing.T) {
 	for _, k := range vmtest.Kernels {
 		t.Run(k.Name, func(t *testing.T) {
 			sections := runVMScript(t, k, gtrace)
-			section := sections.Get
+			section := sections.get
 			// hasLines fails t for each line of want missing in out.
 			hasLines := func(t *testing.T, out string, want ...string) {
 				t.Helper()
@@ -193,17 +361,17 @@ func TestVMKprobes(t *testing.T) {
 			}
 			checkHist := func(t *testing.T, out, head string, want map[string]int) {
 				t.Helper()
-				if got := harness.Hist(out, head); !maps.Equal(got, want) {
+				if got := vmHist(out, head); !maps.Equal(got, want) {
 					t.Errorf("%s got %v, want %v", head, got, want)
 				}
 			}
 
 			t.Run("kprobe", func(t *testing.T) {
 				s := section(t, "kprobe", 0)
-				hasLines(t, s.Stdout, "Attaching 2 probes...", "@reads: 4", "@bytes: 10000",
+				hasLines(t, s.stdout, "Attaching 2 probes...", "@reads: 4", "@bytes: 10000",
 					"@func[vfs_read]: 4", "@probe[kprobe:vfs_read]: 4", "@rfunc[vfs_read, kretprobe:vfs_read]: 4")
-				checkHist(t, s.Stdout, "@size:", map[string]int{"[4K, 8K)": 4})
-				checkHist(t, s.Stdout, "@ret:", vmReadRet)
+				checkHist(t, s.stdout, "@size:", map[string]int{"[4K, 8K)": 4})
+				checkHist(t, s.stdout, "@ret:", vmReadRet)
 			})
 
 			t.Run("offset", func(t *testing.T) {
@@ -211,7 +379,7 @@ func TestVMKprobes(t *testing.T) {
 				off := vmFirstInsn[k.Name]
 				// The probe's int3 is one byte: the stack starts
 				// after it.
-				hasLines(t, s.Stdout, "@[kprobe:vfs_read, vfs_read]: 4",
+				hasLines(t, s.stdout, "@[kprobe:vfs_read, vfs_read]: 4",
 					fmt.Sprintf("@[kprobe:vfs_read+%d, vfs_read]: 4", off),
 					"@top[", fmt.Sprintf("        vfs_read+%d", off+1))
 			})
@@ -222,10 +390,10 @@ func TestVMKprobes(t *testing.T) {
 					{"no-function", "kprobe:gtrace_vm_no_such_function"},
 				} {
 					s := section(t, c.name, 1)
-					if !strings.Contains(s.Stderr, "ERROR: attach "+c.probe+": ") {
+					if !strings.Contains(s.stderr, "ERROR: attach "+c.probe+": ") {
 						t.Errorf("%s: the error does not name %s", c.name, c.probe)
 					}
-					if strings.Contains(s.Stderr, "no kprobes") {
+					if strings.Contains(s.stderr, "no kprobes") {
 						t.Errorf("%s: the error says that the kernel has no kprobes", c.name)
 					}
 				}
@@ -233,16 +401,16 @@ func TestVMKprobes(t *testing.T) {
 
 			t.Run("wildcard", func(t *testing.T) {
 				s := section(t, "wildcard", 0)
-				funcs := harness.Lines(section(t, "funcs-vfs_rea", 0).Stdout)
+				funcs := vmLines(section(t, "funcs-vfs_rea", 0).stdout)
 				if len(funcs) < 2 || !slices.Contains(funcs, "vfs_read") {
 					t.Fatalf("traceable vfs_rea* functions: %q", funcs)
 				}
-				if n := harness.Attaching(s.Stdout); n != len(funcs) {
+				if n := vmAttaching(s.stdout); n != len(funcs) {
 					t.Errorf("attached %d probes, want %d: %q", n, len(funcs), funcs)
 				}
-				hasLines(t, s.Stdout, "@[kprobe:vfs_read, vfs_read]: 4")
+				hasLines(t, s.stdout, "@[kprobe:vfs_read, vfs_read]: 4")
 				entry := regexp.MustCompile(`^@\[kprobe:(\w+), (\w+)\]: \d+$`)
-				for _, line := range harness.Lines(s.Stdout)[1:] {
+				for _, line := range vmLines(s.stdout)[1:] {
 					m := entry.FindStringSubmatch(line)
 					if m == nil || m[1] != m[2] || !slices.Contains(funcs, m[1]) {
 						t.Errorf("entry %q: want @[kprobe:F, F] for a traceable vfs_rea* F", line)
@@ -252,20 +420,20 @@ func TestVMKprobes(t *testing.T) {
 
 			t.Run("fentry", func(t *testing.T) {
 				s := section(t, "fentry", 0)
-				hasLines(t, s.Stdout, "Attaching 2 probes...", "@name[gtrace-vm-data]: 4",
+				hasLines(t, s.stdout, "Attaching 2 probes...", "@name[gtrace-vm-data]: 4",
 					"@f[vfs_read, fentry:vfs_read]: 4", "@x[gtrace-vm-data, 4096]: 4", "@bytes: 10000")
-				checkHist(t, s.Stdout, "@count:", map[string]int{"[4K, 8K)": 4})
-				checkHist(t, s.Stdout, "@ret:", vmReadRet)
+				checkHist(t, s.stdout, "@count:", map[string]int{"[4K, 8K)": 4})
+				checkHist(t, s.stdout, "@ret:", vmReadRet)
 			})
 
 			t.Run("struct", func(t *testing.T) {
 				s := section(t, "struct", 0)
-				hasLines(t, s.Stdout, "@[gtrace-vm-data, dd, 10000]: 4", "@tgid[0]: 4")
+				hasLines(t, s.stdout, "@[gtrace-vm-data, dd, 10000]: 4", "@tgid[0]: 4")
 			})
 
 			t.Run("kstack", func(t *testing.T) {
 				s := section(t, "kstack", 0)
-				stacks := harness.StackEntry.FindAllStringSubmatch(s.Stdout, -1)
+				stacks := vmStackEntry.FindAllStringSubmatch(s.stdout, -1)
 				if len(stacks) != 1 || stacks[0][2] != "4" {
 					t.Fatalf("want one stack seen 4 times, got %q", stacks)
 				}
@@ -283,7 +451,7 @@ func TestVMKprobes(t *testing.T) {
 				for i := range 8 {
 					want = append(want, fmt.Sprintf("@io[nvme0n1, 4096, %d]: 1", 8*i))
 				}
-				got := harness.Lines(harness.StripAttaching(s.Stdout))
+				got := vmLines(harness.StripAttaching(s.stdout))
 				slices.Sort(got)
 				slices.Sort(want)
 				if !slices.Equal(got, want) {
@@ -293,14 +461,14 @@ func TestVMKprobes(t *testing.T) {
 
 			t.Run("vfscount.bt", func(t *testing.T) {
 				s := section(t, "vfscount.bt", 0)
-				funcs := harness.Lines(section(t, "funcs-vfs_", 0).Stdout)
+				funcs := vmLines(section(t, "funcs-vfs_", 0).stdout)
 				// BEGIN and every traceable vfs_ function.
-				if n := harness.Attaching(s.Stdout); n != len(funcs)+1 {
+				if n := vmAttaching(s.stdout); n != len(funcs)+1 {
 					t.Errorf("attached %d probes, want %d", n, len(funcs)+1)
 				}
-				hasLines(t, s.Stdout, "Tracing VFS calls... Hit Ctrl-C to end.")
+				hasLines(t, s.stdout, "Tracing VFS calls... Hit Ctrl-C to end.")
 				// The whole system is traced: at least dd's calls.
-				counts := harness.Counts(s.Stdout)
+				counts := vmCounts(s.stdout)
 				for fn, min := range map[string]int{"vfs_read": 4, "vfs_write": 3, "vfs_open": 1} {
 					if counts[fn] < min {
 						t.Errorf("@[%s] = %d, want at least %d", fn, counts[fn], min)
@@ -315,17 +483,17 @@ func TestVMKprobes(t *testing.T) {
 
 			t.Run("vfsstat.bt", func(t *testing.T) {
 				s := section(t, "vfsstat.bt", 0)
-				funcs := harness.Lines(section(t, "funcs-vfs_read-vfs_write", 0).Stdout)
+				funcs := vmLines(section(t, "funcs-vfs_read-vfs_write", 0).stdout)
 				// The wildcards, vfs_fsync, vfs_open and vfs_create,
 				// BEGIN, interval and END.
-				if n := harness.Attaching(s.Stdout); n != len(funcs)+6 {
+				if n := vmAttaching(s.stdout); n != len(funcs)+6 {
 					t.Errorf("attached %d probes, want %d", n, len(funcs)+6)
 				}
-				hasLines(t, s.Stdout, "Tracing key VFS calls... Hit Ctrl-C to end.")
-				if !regexp.MustCompile(`(?m)^\d\d:\d\d:\d\d$`).MatchString(s.Stdout) {
+				hasLines(t, s.stdout, "Tracing key VFS calls... Hit Ctrl-C to end.")
+				if !regexp.MustCompile(`(?m)^\d\d:\d\d:\d\d$`).MatchString(s.stdout) {
 					t.Error("no time() line from the interval probe")
 				}
-				counts := harness.Counts(s.Stdout)
+				counts := vmCounts(s.stdout)
 				for fn, min := range map[string]int{"vfs_read": 4, "vfs_write": 3, "vfs_open": 1} {
 					if counts[fn] < min {
 						t.Errorf("@[%s] = %d over the intervals, want at least %d", fn, counts[fn], min)
@@ -335,28 +503,28 @@ func TestVMKprobes(t *testing.T) {
 
 			t.Run("bitesize.bt", func(t *testing.T) {
 				s := section(t, "bitesize.bt", 0)
-				hasLines(t, s.Stdout, "Attaching 3 probes...", "I/O size (bytes) histograms by process name:")
-				checkHist(t, s.Stdout, "@[dd]:", map[string]int{"[4K, 8K)": 8})
+				hasLines(t, s.stdout, "Attaching 3 probes...", "I/O size (bytes) histograms by process name:")
+				checkHist(t, s.stdout, "@[dd]:", map[string]int{"[4K, 8K)": 8})
 			})
 
 			t.Run("quiet", func(t *testing.T) {
 				// Tools such as vfsstat.bt count what gtrace does.
 				s := section(t, "quiet", 0)
-				if strings.Contains(s.Stdout, "@opens") {
+				if strings.Contains(s.stdout, "@opens") {
 					t.Error("gtrace opened files while tracing")
 				}
 			})
 
 			t.Run("sigint", func(t *testing.T) {
 				s := section(t, "sigint", 0)
-				hasLines(t, s.Stdout, "@reads: 4", "@bytes: 10000")
-				if left := section(t, "sigint-left", 0).Stdout; left != "" {
+				hasLines(t, s.stdout, "@reads: 4", "@bytes: 10000")
+				if left := section(t, "sigint-left", 0).stdout; left != "" {
 					t.Errorf("left after SIGINT:\n%s", left)
 				}
 			})
 
 			t.Run("sigkill", func(t *testing.T) {
-				before := section(t, "sigkill-before", 0).Stdout
+				before := section(t, "sigkill-before", 0).stdout
 				// vfs_read is probed three times: kprobe, kretprobe,
 				// and the wildcard, a kprobe only without kprobe.multi.
 				want := map[string]int{"6.1": 3, "6.12": 2}[k.Name]
@@ -364,13 +532,13 @@ func TestVMKprobes(t *testing.T) {
 					t.Errorf("%d kprobes on vfs_read while tracing, want %d", n, want)
 				}
 				section(t, "sigkill", 137)
-				if left := section(t, "sigkill-left", 0).Stdout; left != "" {
+				if left := section(t, "sigkill-left", 0).stdout; left != "" {
 					t.Errorf("left after SIGKILL:\n%s", left)
 				}
 			})
 
 			t.Run("left", func(t *testing.T) {
-				if left := section(t, "left", 0).Stdout; left != "" {
+				if left := section(t, "left", 0).stdout; left != "" {
 					t.Errorf("left at the end:\n%s", left)
 				}
 			})

@@ -1,6 +1,5 @@
-// Command blkio issues the block I/O that
-// tests/vmtools/vm_storage_test.go traces in a vmtest guest, whose
-// busybox has no tool for these ioctls. The test
+// Command blkio issues the block I/O that tests/vm/vm_storage_test.go traces
+// in a vmtest guest, whose busybox has no tool for these ioctls. The test
 // builds it with CGO_ENABLED=0, so that it runs in the guest's initramfs.
 //
 //	blkio read DEV SIZE SECTOR...     a direct (O_DIRECT) read of SIZE bytes

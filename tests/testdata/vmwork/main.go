@@ -1,5 +1,5 @@
-// Command vmwork is the workload of tests/vmtools/vm_tools_test.go for
-// what busybox cannot do deterministically in a vmtest guest. The test builds
+// Command vmwork is the workload of tests/vm/vm_tools_test.go for what
+// busybox cannot do deterministically in a vmtest guest. The test builds
 // it with CGO_ENABLED=0, so that it runs in the guest's initramfs.
 //
 //	vmwork tcp PORT BYTES      listen on 127.0.0.1:PORT, connect to it, send

@@ -1,4 +1,4 @@
-package vmtools
+package vm
 
 import (
 	"fmt"
@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"gtrace/internal/vmtest"
-	"gtrace/tests/internal/harness"
 )
 
 // The tests here trace real block devices: the harness's NVMe controller
@@ -154,7 +153,7 @@ const vmPagecachePages = 12
 // $PRESETS, $BLOCKIO4K and $BLOCKIO64K hold the sectors of the I/O above,
 // $PAGES is vmPagecachePages.
 const vmStorageScript = `
-` + harness.ShellFuncs + `
+` + vmShellFuncs + `
 # stop NAME PID sends SIGINT to the gtrace PID, waits for it and prints
 # its output, in /tmp/NAME.out and /tmp/NAME.err, as section NAME.
 stop() {
@@ -232,7 +231,7 @@ func TestVMStorage(t *testing.T) {
 	}
 	files := map[string]string{
 		"/gtrace":       vmtest.BuildGtrace(t),
-		"/blkio":        harness.BuildTestdata(t, "blkio"),
+		"/blkio":        buildTestdata(t, "blkio"),
 		"/zns.bt":       write("zns.bt", vmZNSScript),
 		"/zns-check.bt": write("zns-check.bt", vmZNSCheckScript),
 	}
@@ -276,29 +275,29 @@ func TestVMStorage(t *testing.T) {
 			if res.ExitCode != 0 {
 				t.Fatalf("guest script exited %d\nstdout:\n%s\nstderr:\n%s", res.ExitCode, res.Stdout, res.Stderr)
 			}
-			sections, err := harness.ParseSections(res.Stdout)
+			sections, err := parseVMSections(res.Stdout)
 			if err != nil {
 				t.Fatalf("%v\nguest stdout:\n%s\nstderr:\n%s", err, res.Stdout, res.Stderr)
 			}
-			section := func(t *testing.T, name string) harness.Section {
+			section := func(t *testing.T, name string) vmSection {
 				t.Helper()
-				return sections.Get(t, name, 0)
+				return sections.get(t, name, 0)
 			}
 			t.Run("zns", func(t *testing.T) {
 				section(t, "zns-io")
-				checkZNS(t, section(t, "zns").Stdout)
+				checkZNS(t, section(t, "zns").stdout)
 			})
 			t.Run("zns-check", func(t *testing.T) {
-				checkZNSCheck(t, section(t, "zns-check").Stdout)
+				checkZNSCheck(t, section(t, "zns-check").stdout)
 			})
 			t.Run("bio_latency", func(t *testing.T) {
-				checkIOLines(t, section(t, "bio_latency").Stdout)
+				checkIOLines(t, section(t, "bio_latency").stdout)
 			})
 			t.Run("rq_latency", func(t *testing.T) {
-				checkIOLines(t, section(t, "rq_latency").Stdout)
+				checkIOLines(t, section(t, "rq_latency").stdout)
 			})
 			t.Run("bio_max_latency", func(t *testing.T) {
-				checkMaxLatency(t, section(t, "bio_max_latency").Stdout)
+				checkMaxLatency(t, section(t, "bio_max_latency").stdout)
 			})
 			t.Run("pagecache_pid", func(t *testing.T) {
 				for _, c := range []struct {
@@ -308,13 +307,13 @@ func TestVMStorage(t *testing.T) {
 					{"first", 0, vmPagecachePages},
 					{"second", vmPagecachePages, 0},
 				} {
-					reader := section(t, "reader-"+c.read).Stdout
+					reader := section(t, "reader-"+c.read).stdout
 					if want := fmt.Sprintf("ready\nread %d\n", 4096*vmPagecachePages); reader != want {
 						t.Errorf("%s read: the reader printed %q, want %q", c.read, reader, want)
 					}
 					s := section(t, c.read)
 					want := fmt.Sprintf("[Total %d Hit %d miss %d]", vmPagecachePages, c.hits, c.misses)
-					if !slices.Contains(strings.Split(s.Stdout, "\n"), want) {
+					if !slices.Contains(strings.Split(s.stdout, "\n"), want) {
 						t.Errorf("%s read: no line %q", c.read, want)
 					}
 				}
@@ -350,7 +349,7 @@ func vmMaps(out string) map[string]map[string]int {
 // its own zone, and each reset gets a latency, under the key the script
 // builds from its zone and that zone's count.
 func checkZNS(t *testing.T, out string) {
-	if n := harness.Attaching(out); n != 4 {
+	if n := vmAttaching(out); n != 4 {
 		t.Errorf("attached %d probes, want 4", n)
 	}
 	m := vmMaps(out)
@@ -464,7 +463,7 @@ func checkIOLines(t *testing.T, out string) {
 		t.Errorf("I/O by sector: got %v, want %v", got, vmBlockIO)
 	}
 	total := 0
-	for _, n := range harness.Hist(out, "@latency_ns:") {
+	for _, n := range vmHist(out, "@latency_ns:") {
 		total += n
 	}
 	if total != len(vmBlockIO) {

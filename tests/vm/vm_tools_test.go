@@ -1,4 +1,4 @@
-package vmtools
+package vm
 
 import (
 	"fmt"
@@ -13,15 +13,14 @@ import (
 	"time"
 
 	"gtrace/internal/vmtest"
-	"gtrace/tests/internal/harness"
 )
 
 // The tests here run Debian's bpftrace 0.17 kprobe tools, unmodified, from
 // the host's /usr/sbin, and the kernel-side scripts of Benchmark 1 of
 // "Performance analysis of DTrace on FreeBSD & eBPF on Linux" (BSDCan
-// 2023), under the 6.1 and 6.12 kernels. As in tests/vm/vm_test.go, each
-// kernel boots once: vmToolsScript runs every command and prints its
-// result as a section. vfscount, vfsstat and bitesize are tested there.
+// 2023), under the 6.1 and 6.12 kernels. As in vm_test.go, each kernel
+// boots once: vmToolsScript runs every command and prints its result as a
+// section. vfscount, vfsstat and bitesize are tested there.
 //
 // The workloads are busybox commands and tests/testdata/vmwork, built
 // here, for TCP over loopback, a Unix socket and memory to fill. Their
@@ -70,7 +69,7 @@ var vmToolsList = []string{"biolatency", "biosnoop", "biostacks", "dcsnoop", "ca
 const vmToolsScript = `
 BLK="dd if=/dev/nvme0n1 of=/dev/null bs=4096 count=8 iflag=direct"
 aff=/sys/kernel/tracing/available_filter_functions
-` + harness.ShellFuncs + `
+` + vmShellFuncs + `
 # traced TOOL CMD... runs /bt/TOOL.bt with -c CMD as section TOOL, and
 # prints what CMD wrote as section TOOL-work, so that it does not come
 # between the parts of the tool's lines.
@@ -158,7 +157,7 @@ func TestVMTools(t *testing.T) {
 	dir := t.TempDir()
 	files := map[string]string{
 		"/gtrace": vmtest.BuildGtrace(t),
-		"/vmwork": harness.BuildTestdata(t, "vmwork"),
+		"/vmwork": buildTestdata(t, "vmwork"),
 	}
 	for _, tool := range vmToolsList {
 		files["/bt/"+tool+".bt"] = "/usr/sbin/" + tool + ".bt"
@@ -196,7 +195,7 @@ func TestVMTools(t *testing.T) {
 			if res.ExitCode != 0 {
 				t.Fatalf("guest script exited %d\nstdout:\n%s\nstderr:\n%s", res.ExitCode, res.Stdout, res.Stderr)
 			}
-			sections, err := harness.ParseSections(res.Stdout)
+			sections, err := parseVMSections(res.Stdout)
 			if err != nil {
 				t.Fatalf("%v\nguest stdout:\n%s\nstderr:\n%s", err, res.Stdout, res.Stderr)
 			}
@@ -211,13 +210,13 @@ func TestVMTools(t *testing.T) {
 const vmMissing = `(?m)^/bt/\w+\.bt:\d+:\d+-\d+: ERROR: attach kprobe:%s: %[1]s `
 
 // checkVMTools checks the sections of vmToolsScript under kernel kname.
-func checkVMTools(t *testing.T, kname string, sections harness.Sections) {
-	section := sections.Get
+func checkVMTools(t *testing.T, kname string, sections vmSections) {
+	section := sections.get
 	// fails checks that a tool failed on a probe of fn, naming it.
 	fails := func(t *testing.T, tool, fn string) {
 		t.Helper()
 		s := section(t, tool, 1)
-		if want := fmt.Sprintf(vmMissing, fn); !regexp.MustCompile(want).MatchString(s.Stderr) {
+		if want := fmt.Sprintf(vmMissing, fn); !regexp.MustCompile(want).MatchString(s.stderr) {
 			t.Errorf("%s: want the error %q", tool, want)
 		}
 	}
@@ -229,10 +228,10 @@ func checkVMTools(t *testing.T, kname string, sections harness.Sections) {
 		// or __blk_account_io_start: 6.1 has neither symbol, 6.12 has
 		// the first, but not among its traceable functions.
 		syms := map[string]string{"6.1": "blk_account_io_done\n", "6.12": "blk_account_io_done\nblk_account_io_start\n"}[kname]
-		if got := section(t, "syms-blk", 0).Stdout; got != syms {
+		if got := section(t, "syms-blk", 0).stdout; got != syms {
 			t.Errorf("blk_account_io_* symbols: got %q, want %q", got, syms)
 		}
-		for _, fn := range harness.Lines(section(t, "funcs-blk", 0).Stdout) {
+		for _, fn := range vmLines(section(t, "funcs-blk", 0).stdout) {
 			if strings.HasSuffix(fn, "_io_start") || strings.HasSuffix(fn, "_io_done") {
 				t.Errorf("%s is traceable", fn)
 			}
@@ -247,7 +246,7 @@ func checkVMTools(t *testing.T, kname string, sections harness.Sections) {
 		// lookup_fast sees what is left of the path at each step.
 		var got []string
 		line := regexp.MustCompile(`^\d+ +\d+ +cat +R (.*)$`)
-		for _, l := range harness.Lines(s.Stdout) {
+		for _, l := range vmLines(s.stdout) {
 			if m := line.FindStringSubmatch(l); m != nil && strings.Contains(m[1], "gtrace-dc") {
 				got = append(got, m[1])
 			}
@@ -261,7 +260,7 @@ func checkVMTools(t *testing.T, kname string, sections harness.Sections) {
 	t.Run("capable", func(t *testing.T) {
 		s := section(t, "capable", 0)
 		var got []string
-		for _, l := range harness.Lines(s.Stdout) {
+		for _, l := range vmLines(s.stdout) {
 			if f := strings.Fields(l); len(f) == 7 && f[3] == "chown" {
 				got = append(got, strings.Join(f[3:], " "))
 			}
@@ -274,52 +273,52 @@ func checkVMTools(t *testing.T, kname string, sections harness.Sections) {
 
 	t.Run("tcpconnect", func(t *testing.T) {
 		s := section(t, "tcpconnect", 0)
-		port := vmClientPort(t, section(t, "tcpconnect-work", 0).Stdout)
+		port := vmClientPort(t, section(t, "tcpconnect-work", 0).stdout)
 		want := fmt.Sprintf(`^\d\d:\d\d:\d\d \d+ +vmwork +127\.0\.0\.1 +%d +127\.0\.0\.1 +5001 *$`, port)
-		if n := vmCountLines(s.Stdout, `^\d\d:\d\d:\d\d `); n != 1 || vmCountLines(s.Stdout, want) != 1 {
+		if n := vmCountLines(s.stdout, `^\d\d:\d\d:\d\d `); n != 1 || vmCountLines(s.stdout, want) != 1 {
 			t.Errorf("want one connection, matching %q", want)
 		}
 	})
 
 	t.Run("tcplife", func(t *testing.T) {
 		s := section(t, "tcplife", 0)
-		port := vmClientPort(t, section(t, "tcplife-work", 0).Stdout)
+		port := vmClientPort(t, section(t, "tcplife-work", 0).stdout)
 		kb := vmTCPBytes / 1024
 		// The client's socket and the server's, both closed in vmwork.
 		for _, want := range []string{
 			fmt.Sprintf(`^\d+ +vmwork +127\.0\.0\.1 +%d +127\.0\.0\.1 +5002 +%d +0 +\d+$`, port, kb),
 			fmt.Sprintf(`^\d+ +vmwork +127\.0\.0\.1 +5002 +127\.0\.0\.1 +%d +0 +%d +\d+$`, port, kb),
 		} {
-			if vmCountLines(s.Stdout, want) != 1 {
+			if vmCountLines(s.stdout, want) != 1 {
 				t.Errorf("no line matching %q", want)
 			}
 		}
-		if n := vmCountLines(s.Stdout, `^\d+ +\S+ +127\.0\.0\.1 `); n != 2 {
+		if n := vmCountLines(s.stdout, `^\d+ +\S+ +127\.0\.0\.1 `); n != 2 {
 			t.Errorf("%d connections, want 2", n)
 		}
 	})
 
 	t.Run("tcpretrans", func(t *testing.T) {
 		s := section(t, "tcpretrans", 0)
-		work := section(t, "tcpretrans-work", 0).Stdout
+		work := section(t, "tcpretrans-work", 0).stdout
 		if vmCountLines(work, `^retrans first port \d+, second: timed out: true$`) != 1 {
 			t.Fatal("the second connection did not time out")
 		}
 		// The SYN of the second connection, retransmitted once from
 		// the timer, in no process.
 		want := `^\d\d:\d\d:\d\d 0 +127\.0\.0\.1:\d+ +127\.0\.0\.1:5003 +SYN_SENT$`
-		if n := vmCountLines(s.Stdout, `^\d\d:\d\d:\d\d `); n != 1 || vmCountLines(s.Stdout, want) != 1 {
+		if n := vmCountLines(s.stdout, `^\d\d:\d\d:\d\d `); n != 1 || vmCountLines(s.stdout, want) != 1 {
 			t.Errorf("want one retransmission, matching %q", want)
 		}
 	})
 
 	t.Run("undump", func(t *testing.T) {
 		s := section(t, "undump", 0)
-		if work := section(t, "undump-work", 0).Stdout; work != fmt.Sprintf("unix read %q\n", vmUndumpMsg) {
+		if work := section(t, "undump-work", 0).stdout; work != fmt.Sprintf("unix read %q\n", vmUndumpMsg) {
 			t.Fatalf("vmwork unix printed %q", work)
 		}
 		want := fmt.Sprintf(`^\d\d:\d\d:\d\d vmwork +\d+ +%d +%s$`, len(vmUndumpMsg), vmUndumpMsg)
-		if n := vmCountLines(s.Stdout, `^\d\d:\d\d:\d\d `); n != 1 || vmCountLines(s.Stdout, want) != 1 {
+		if n := vmCountLines(s.stdout, `^\d\d:\d\d:\d\d `); n != 1 || vmCountLines(s.stdout, want) != 1 {
 			t.Errorf("want one message, matching %q", want)
 		}
 	})
@@ -328,12 +327,12 @@ func checkVMTools(t *testing.T, kname string, sections harness.Sections) {
 		s := section(t, "loads", 0)
 		var snapshots [][]float64
 		for _, name := range []string{"loadavg-before", "loadavg-after"} {
-			f := strings.Fields(section(t, name, 0).Stdout)
+			f := strings.Fields(section(t, name, 0).stdout)
 			snapshots = append(snapshots, vmFloats(t, f[:3]))
 		}
 		line := regexp.MustCompile(`^\d\d:\d\d:\d\d load averages: (\d+\.\d{3}) (\d+\.\d{3}) (\d+\.\d{3})$`)
 		n := 0
-		for _, l := range harness.Lines(s.Stdout) {
+		for _, l := range vmLines(s.stdout) {
 			m := line.FindStringSubmatch(l)
 			if m == nil {
 				continue
@@ -360,17 +359,17 @@ func checkVMTools(t *testing.T, kname string, sections harness.Sections) {
 
 	t.Run("oomkill", func(t *testing.T) {
 		s := section(t, "oomkill", 0)
-		pid := strings.TrimSpace(section(t, "oom-pid", 0).Stdout)
+		pid := strings.TrimSpace(section(t, "oom-pid", 0).stdout)
 		pages := vmOOMLimitMB << 20 / 4096
 		want := fmt.Sprintf(`^\d\d:\d\d:\d\d Triggered by PID %s \("vmwork"\), OOM kill of PID %s \("vmwork"\), %d pages, loadavg: [\d.]+ [\d.]+ [\d.]+ \d+/\d+ \d+$`, pid, pid, pages)
-		if n := vmCountLines(s.Stdout, `Triggered by`); n != 1 || vmCountLines(s.Stdout, want) != 1 {
+		if n := vmCountLines(s.stdout, `Triggered by`); n != 1 || vmCountLines(s.stdout, want) != 1 {
 			t.Errorf("want one OOM kill, matching %q", want)
 		}
 	})
 
 	t.Run("swapin", func(t *testing.T) {
 		section(t, "swapon", 0)
-		funcs := harness.Lines(section(t, "funcs-swap", 0).Stdout)
+		funcs := vmLines(section(t, "funcs-swap", 0).stdout)
 		if kname == "6.12" {
 			// 6.12 reads swap with swap_read_folio.
 			if slices.Contains(funcs, "swap_readpage") {
@@ -381,14 +380,14 @@ func checkVMTools(t *testing.T, kname string, sections harness.Sections) {
 		}
 		s := section(t, "swapin", 0)
 		pswpin := func(name string) int {
-			_, n, _ := strings.Cut(strings.TrimSpace(section(t, name, 0).Stdout), " ")
+			_, n, _ := strings.Cut(strings.TrimSpace(section(t, name, 0).stdout), " ")
 			v, _ := strconv.Atoi(n)
 			return v
 		}
 		want := pswpin("vmstat-after") - pswpin("vmstat-before")
 		got := 0
 		entry := regexp.MustCompile(`^@\[(\w+), \d+\]: (\d+)$`)
-		for _, l := range harness.Lines(s.Stdout) {
+		for _, l := range vmLines(s.stdout) {
 			if m := entry.FindStringSubmatch(l); m != nil {
 				if m[1] != "vmwork" {
 					t.Errorf("%q: a swap-in by another process than vmwork", l)
@@ -401,8 +400,8 @@ func checkVMTools(t *testing.T, kname string, sections harness.Sections) {
 		// gtrace that never clears its count sees them all;
 		// swapin.bt misses those read between printing its map and
 		// clearing it, every second.
-		all := section(t, "swapin-all", 0).Stdout
-		if want <= 0 || !slices.Contains(harness.Lines(all), fmt.Sprintf("@pages: %d", want)) {
+		all := section(t, "swapin-all", 0).stdout
+		if want <= 0 || !slices.Contains(vmLines(all), fmt.Sprintf("@pages: %d", want)) {
 			t.Errorf("/proc/vmstat's pswpin grew by %d, not counted by kprobe:swap_readpage", want)
 		}
 		if got <= 0 || got > want {
@@ -415,42 +414,42 @@ func checkVMTools(t *testing.T, kname string, sections harness.Sections) {
 // checkVMBench checks the Benchmark 1 scripts. Each ran dd with -c, whose
 // child makes no system call between its release and the execve of dd:
 // the reads are dd's vmBenchReads.
-func checkVMBench(t *testing.T, section func(*testing.T, string, int) harness.Section) {
+func checkVMBench(t *testing.T, section func(*testing.T, string, int) vmSection) {
 	n := vmBenchReads
 	only := func(t *testing.T, out string, want ...string) {
 		t.Helper()
-		if got := harness.Lines(out); !slices.Equal(got, want) {
+		if got := vmLines(out); !slices.Equal(got, want) {
 			t.Errorf("got %q, want %q", got, want)
 		}
 	}
-	t.Run("02", func(t *testing.T) { only(t, section(t, "bench-02", 0).Stdout, "Attaching 1 probe...") })
-	t.Run("03", func(t *testing.T) { only(t, section(t, "bench-03", 0).Stdout, "Attaching 1 probe...") })
-	t.Run("08", func(t *testing.T) { only(t, section(t, "bench-08", 0).Stdout, "Attaching 1 probe...") })
+	t.Run("02", func(t *testing.T) { only(t, section(t, "bench-02", 0).stdout, "Attaching 1 probe...") })
+	t.Run("03", func(t *testing.T) { only(t, section(t, "bench-03", 0).stdout, "Attaching 1 probe...") })
+	t.Run("08", func(t *testing.T) { only(t, section(t, "bench-08", 0).stdout, "Attaching 1 probe...") })
 	t.Run("09", func(t *testing.T) {
-		only(t, section(t, "bench-09", 0).Stdout, "Attaching 1 probe...", fmt.Sprintf("@: %d", n))
+		only(t, section(t, "bench-09", 0).stdout, "Attaching 1 probe...", fmt.Sprintf("@: %d", n))
 	})
 	t.Run("10", func(t *testing.T) {
-		out := section(t, "bench-10", 0).Stdout
-		if vmCountLines(out, fmt.Sprintf(`^@\[\d+\]: %d$`, n)) != 1 || len(harness.Lines(out)) != 2 {
+		out := section(t, "bench-10", 0).stdout
+		if vmCountLines(out, fmt.Sprintf(`^@\[\d+\]: %d$`, n)) != 1 || len(vmLines(out)) != 2 {
 			t.Errorf("want one pid with %d reads", n)
 		}
 	})
 	t.Run("11", func(t *testing.T) {
-		out := section(t, "bench-11", 0).Stdout
-		if got, want := harness.Counts(out), map[string]int{"dd": n}; !maps.Equal(got, want) {
+		out := section(t, "bench-11", 0).stdout
+		if got, want := vmCounts(out), map[string]int{"dd": n}; !maps.Equal(got, want) {
 			t.Errorf("got %v, want %v", got, want)
 		}
 	})
 	t.Run("12", func(t *testing.T) {
-		lines := harness.Lines(section(t, "bench-12", 0).Stdout)
+		lines := vmLines(section(t, "bench-12", 0).stdout)
 		if len(lines) != 2 || !regexp.MustCompile(fmt.Sprintf(`^@\[\d+, dd\]: %d$`, n)).MatchString(lines[1]) {
 			t.Errorf("got %q, want @[P, dd]: %d only", lines, n)
 		}
 	})
 	t.Run("13", func(t *testing.T) {
-		out := section(t, "bench-13", 0).Stdout
+		out := section(t, "bench-13", 0).stdout
 		total := 0
-		for _, e := range harness.StackEntry.FindAllStringSubmatch(out, -1) {
+		for _, e := range vmStackEntry.FindAllStringSubmatch(out, -1) {
 			frames := strings.Fields(e[1])
 			if len(frames) < 3 || !strings.HasPrefix(frames[0], "vfs_read+") || !strings.HasPrefix(frames[1], "ksys_read+") ||
 				!strings.HasPrefix(frames[len(frames)-1], "entry_SYSCALL_64") {
@@ -464,14 +463,14 @@ func checkVMBench(t *testing.T, section func(*testing.T, string, int) harness.Se
 		}
 	})
 	t.Run("15", func(t *testing.T) {
-		out := section(t, "bench-15", 0).Stdout
-		if got, want := harness.Hist(out, "@:"), map[string]int{"[1]": n}; !maps.Equal(got, want) {
+		out := section(t, "bench-15", 0).stdout
+		if got, want := vmHist(out, "@:"), map[string]int{"[1]": n}; !maps.Equal(got, want) {
 			t.Errorf("got %v, want %v", got, want)
 		}
 	})
 	t.Run("16", func(t *testing.T) {
 		total := 0
-		for _, c := range harness.Hist(section(t, "bench-16", 0).Stdout, "@:") {
+		for _, c := range vmHist(section(t, "bench-16", 0).stdout, "@:") {
 			total += c
 		}
 		if total != n {
@@ -481,11 +480,11 @@ func checkVMBench(t *testing.T, section func(*testing.T, string, int) harness.Se
 	t.Run("17", func(t *testing.T) {
 		// gtrace reads the maps of processes while it traces user
 		// stacks: those reads, by gtrace itself, are counted too.
-		out := section(t, "bench-17", 0).Stdout
+		out := section(t, "bench-17", 0).stdout
 		ones := 0
 		for _, entry := range strings.Split(out, "\n@[")[1:] {
 			stacks, hist, _ := strings.Cut(entry, "]:\n")
-			rows := harness.Hist("@:\n"+hist, "@:")
+			rows := vmHist("@:\n"+hist, "@:")
 			if !strings.HasPrefix(strings.TrimSpace(stacks), "vfs_read+") {
 				t.Errorf("kernel stack %q: want vfs_read first", stacks)
 			}
@@ -502,7 +501,7 @@ func checkVMBench(t *testing.T, section func(*testing.T, string, int) harness.Se
 		}
 	})
 	t.Run("18", func(t *testing.T) {
-		lines := harness.Lines(section(t, "bench-18", 0).Stdout)
+		lines := vmLines(section(t, "bench-18", 0).stdout)
 		if lines[0] != "Attaching 1 probe..." || len(lines) != n+1 || vmCountLines(strings.Join(lines, "\n"), `^1 bytes$`) != n {
 			t.Errorf("%d lines, want the attach line and %d of %q", len(lines), n, "1 bytes")
 		}
