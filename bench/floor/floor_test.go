@@ -173,7 +173,7 @@ func TestFloors(t *testing.T) {
 // this kernel has none. The guest has no libc, so scripts 06 and 07,
 // libc's uprobes in both modes, are left to TestFloors. One vCPU: under
 // TCG, attaching and detaching vfs_read's kprobes while dd calls it on
-// another vCPU can crash the guest kernel (see tests/vm_bench_test.go).
+// another vCPU can crash the guest kernel (see tests/vm/vm_bench_test.go).
 func TestKprobeFloors(t *testing.T) {
 	if !vmtest.InVM(t, vmtest.Config{Kernel: vmtest.Debian61, CPUs: 1}) {
 		return
