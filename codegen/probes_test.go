@@ -32,6 +32,7 @@ var probeKinds = []struct {
 	{probe.Uprobe, "uprobe", "uprobe:libc:malloc", ebpf.Kprobe, 0},
 	{probe.Uretprobe, "uretprobe", "uretprobe:libc:malloc", ebpf.Kprobe, 0},
 	{probe.Usdt, "usdt", "usdt:prog:gtest:probe", ebpf.Kprobe, 0},
+	{probe.Self, "self", "self:signal:SIGUSR1", ebpf.RawTracepoint, 0},
 }
 
 // kindNames names the probe kinds, for messages.
@@ -51,9 +52,9 @@ func probeSample(attach string) string {
 // TestProbeKinds compiles a probe of every kind, and checks the program
 // type and attach type of its program.
 func TestProbeKinds(t *testing.T) {
-	for k := probe.Begin; k <= probe.Usdt; k++ {
+	for _, k := range probe.Kinds() {
 		if _, ok := kindNames[k]; !ok {
-			t.Errorf("probe kind %d has no sample attach point", k)
+			t.Errorf("probe kind %v has no sample attach point", k)
 		}
 	}
 	for _, pk := range probeKinds {
