@@ -78,8 +78,8 @@ func TestBenchErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"bench"}, "wants overhead, attach or idle"},
-		{[]string{"bench", "nonsense"}, "wants overhead, attach or idle"},
+		{[]string{"bench"}, "wants overhead, attach, idle or bigmap"},
+		{[]string{"bench", "nonsense"}, "wants overhead, attach, idle or bigmap"},
 		{[]string{"bench", "overhead", "-n", "0"}, "invalid arguments"},
 		{[]string{"bench", "overhead", "--scripts", "19"}, `no script "19"`},
 		{[]string{"bench", "overhead", "--tracer", "x=/no/such/tracer"}, "tracer x"},
