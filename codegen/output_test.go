@@ -99,8 +99,8 @@ func TestCollection(t *testing.T) {
 	}
 }
 
-// TestPidFilter checks that -p makes every probe but BEGIN and END
-// compare the current process with the pid.
+// TestPidFilter checks that -p makes every probe but those gtrace runs
+// itself (BEGIN, END, self) compare the current process with the pid.
 func TestPidFilter(t *testing.T) {
 	const pid = 4242
 	filters := func(insns asm.Instructions) bool {
@@ -119,7 +119,7 @@ func TestPidFilter(t *testing.T) {
 		t.Run(pk.name, func(t *testing.T) {
 			out := compile(t, probeSample(pk.attach), &codegen.Options{NumCPU: 2, Pid: pid})
 			insns := out.Spec.Programs[out.Progs[0].Name].Instructions
-			want := pk.kind != probe.Begin && pk.kind != probe.End
+			want := (&probe.Probe{Kind: pk.kind}).Attached()
 			if got := filters(insns); got != want {
 				t.Errorf("filters by pid: %v, want %v", got, want)
 			}
