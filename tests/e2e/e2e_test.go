@@ -58,7 +58,7 @@ func TestAggregations(t *testing.T) {
 			"@h:\n" + harness.HistRow("[1]", 1, 2) + harness.HistRow("[2]", 0, 2) + harness.HistRow("[3]", 0, 2) +
 				harness.HistRow("[4]", 0, 2) + harness.HistRow("[5]", 0, 2) + harness.HistRow("[6]", 0, 2) +
 				harness.HistRow("[7]", 0, 2) + harness.HistRow("[8, 10)", 0, 2) + harness.HistRow("[10, 12)", 2, 2)},
-		// A key-less hist lives in an array (TestHistMapKinds): cleared,
+		// A key-less hist lives in an array (codegen.TestArrayMapKinds): cleared,
 		// it prints as a map never written; zeroed, as a hash map does.
 		{"hist cleared", ddMixed, writesFd1 + " { @h = hist(args.count); } END { clear(@h); }", ""},
 		{"hist zeroed", ddMixed, writesFd1 + " { @h = hist(args.count); } END { zero(@h); }", "@h:\n"},
