@@ -353,15 +353,24 @@ func (r *run) exitNow(code int) {
 	os.Exit(code)
 }
 
-// runSpecial runs the BEGIN or END programs with BPF_PROG_TEST_RUN.
+// runSpecial runs the BEGIN or END programs.
 func (r *run) runSpecial(kind probe.Kind) error {
 	for _, p := range r.out.Progs {
 		if p.Prog.Probe.Kind != kind {
 			continue
 		}
-		if _, err := r.progs[p.Name].Run(&ebpf.RunOptions{Context: make([]byte, 8)}); err != nil {
-			return fmt.Errorf("run %s: %w", p.Prog.Probe.Name, err)
+		if err := r.runProgram(p); err != nil {
+			return err
 		}
+	}
+	return nil
+}
+
+// runProgram runs a program gtrace runs itself (BEGIN, END, self) once,
+// with BPF_PROG_TEST_RUN.
+func (r *run) runProgram(p *codegen.Program) error {
+	if _, err := r.progs[p.Name].Run(&ebpf.RunOptions{Context: make([]byte, 8)}); err != nil {
+		return fmt.Errorf("run %s: %w", p.Prog.Probe.Name, err)
 	}
 	return nil
 }
@@ -402,8 +411,8 @@ func (r *run) runOnSignals(sigs <-chan os.Signal, progs map[os.Signal][]*codegen
 					if r.stopping.Load() {
 						return
 					}
-					if _, err := r.progs[p.Name].Run(&ebpf.RunOptions{Context: make([]byte, 8)}); err != nil {
-						fmt.Fprintf(r.opts.Stderr, "ERROR: run %s: %v\n", p.Prog.Probe.Name, err)
+					if err := r.runProgram(p); err != nil {
+						fmt.Fprintf(r.opts.Stderr, "ERROR: %v\n", err)
 					}
 				}
 			}
