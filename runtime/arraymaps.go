@@ -30,14 +30,12 @@ func (r *run) readSingle(l *codegen.MapLayout, om *output.Map) (*output.Map, err
 // zeroSingle zeroes a Single map on every CPU and sets its mark, so that
 // it still prints, as a zeroed map with keys keeps them.
 func zeroSingle(m *ebpf.Map, l *codegen.MapLayout) error {
-	n, err := ebpf.PossibleCPU()
+	values, err := perCPUZeros(l.ValueSize)
 	if err != nil {
 		return err
 	}
-	values := make([][]byte, n)
-	for i := range values {
-		values[i] = make([]byte, l.ValueSize)
-		values[i][l.ValueSize-8] = 1
+	for _, v := range values {
+		v[l.ValueSize-8] = 1
 	}
 	return m.Update(uint32(0), values, ebpf.UpdateExist)
 }

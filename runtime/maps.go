@@ -129,15 +129,9 @@ func zeroMap(m *ebpf.Map, l *codegen.MapLayout) error {
 	}
 	var zero any = make([]byte, l.ValueSize)
 	if l.PerCPU {
-		n, err := ebpf.PossibleCPU()
-		if err != nil {
+		if zero, err = perCPUZeros(l.ValueSize); err != nil {
 			return err
 		}
-		perCPU := make([][]byte, n)
-		for i := range perCPU {
-			perCPU[i] = make([]byte, l.ValueSize)
-		}
-		zero = perCPU
 	}
 	for _, k := range keys {
 		if err := m.Update(k, zero, ebpf.UpdateExist); err != nil && !errors.Is(err, ebpf.ErrKeyNotExist) {
@@ -145,6 +139,20 @@ func zeroMap(m *ebpf.Map, l *codegen.MapLayout) error {
 		}
 	}
 	return nil
+}
+
+// perCPUZeros is a zero value of size bytes for each possible CPU, as
+// a per-CPU map's update takes it.
+func perCPUZeros(size int) ([][]byte, error) {
+	n, err := ebpf.PossibleCPU()
+	if err != nil {
+		return nil, err
+	}
+	values := make([][]byte, n)
+	for i := range values {
+		values[i] = make([]byte, size)
+	}
+	return values, nil
 }
 
 func align8(n int) int { return (n + 7) &^ 7 }
