@@ -8,7 +8,7 @@ type Context int
 // The contexts.
 const (
 	// NoContext is a program run by gtrace through BPF_PROG_TEST_RUN
-	// (BEGIN, END): nothing is traced, there is no stack to record.
+	// (BEGIN, END, self): nothing is traced, there is no stack to record.
 	NoContext Context = iota
 	// Registers is struct pt_regs: the first six arguments in the
 	// calling convention's registers, the return value in ax.

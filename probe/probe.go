@@ -77,7 +77,7 @@ type Syscall struct {
 func (p *Probe) UserSpace() bool { return providers[p.Kind].userSpace }
 
 // Attached reports whether p is attached to an event, rather than run by
-// gtrace itself (BEGIN and END).
+// gtrace itself (BEGIN, END, self).
 func (p *Probe) Attached() bool { return providers[p.Kind].attach != nil }
 
 // Context is what p's programs receive as their context, and so how
