@@ -75,19 +75,9 @@ func TestDifferential(t *testing.T) {
 			}
 			wantLines := strings.Split(harness.Normalise(want.Stdout, tc.statsMaps), "\n")
 			gotLines := strings.Split(harness.Normalise(got.Stdout, tc.statsMaps), "\n")
-			for i := 0; i < len(wantLines) || i < len(gotLines); i++ {
-				var w, g string
-				if i < len(wantLines) {
-					w = wantLines[i]
-				}
-				if i < len(gotLines) {
-					g = gotLines[i]
-				}
-				if w != g {
-					t.Errorf("script: %s\nline %d: bpftrace %q, gtrace %q\nbpftrace:\n%s\ngtrace:\n%s",
-						tc.script, i+1, w, g, want.Stdout, got.Stdout)
-					break
-				}
+			if n, w, g := harness.FirstDifference(wantLines, gotLines); n != 0 {
+				t.Errorf("script: %s\nline %d: bpftrace %q, gtrace %q\nbpftrace:\n%s\ngtrace:\n%s",
+					tc.script, n, w, g, want.Stdout, got.Stdout)
 			}
 		})
 	}

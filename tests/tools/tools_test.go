@@ -506,19 +506,9 @@ func TestToolsDifferential(t *testing.T) {
 			ref.Stdout = harness.Normalise(ref.Stdout, nil)
 			want := tc.check(t, w, ref)
 			got := tc.check(t, w, runTool(t, "gtrace", tc.tool, cmd))
-			for i := 0; i < len(want) || i < len(got); i++ {
-				var wl, gl string
-				if i < len(want) {
-					wl = want[i]
-				}
-				if i < len(got) {
-					gl = got[i]
-				}
-				if wl != gl {
-					t.Errorf("line %d: bpftrace %q, gtrace %q\nbpftrace:\n%s\ngtrace:\n%s",
-						i+1, wl, gl, strings.Join(want, "\n"), strings.Join(got, "\n"))
-					break
-				}
+			if n, wl, gl := harness.FirstDifference(want, got); n != 0 {
+				t.Errorf("line %d: bpftrace %q, gtrace %q\nbpftrace:\n%s\ngtrace:\n%s",
+					n, wl, gl, strings.Join(want, "\n"), strings.Join(got, "\n"))
 			}
 		})
 	}

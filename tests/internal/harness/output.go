@@ -88,3 +88,22 @@ func isMapLine(line string, names []string) bool {
 	}
 	return false
 }
+
+// FirstDifference returns the first line at which bpftrace's lines and
+// gtrace's differ, numbered from 1, and each side's line there ("" past
+// its end); n is 0 when they are the same.
+func FirstDifference(bpftrace, gtrace []string) (n int, b, g string) {
+	for i := 0; i < len(bpftrace) || i < len(gtrace); i++ {
+		b, g = "", ""
+		if i < len(bpftrace) {
+			b = bpftrace[i]
+		}
+		if i < len(gtrace) {
+			g = gtrace[i]
+		}
+		if b != g {
+			return i + 1, b, g
+		}
+	}
+	return 0, "", ""
+}
