@@ -64,6 +64,13 @@ func (g *gen) scalar(e ast.Expr) {
 		g.incDec(e)
 	case *ast.Ternary:
 		elseL, end := g.newLabel(), g.newLabel()
+		if e.Then == nil { // c ?: e
+			g.scalar(e.Cond)
+			g.emit(asm.JNE.Imm(asm.R0, 0, end))
+			g.scalar(e.Else)
+			g.place(end)
+			return
+		}
 		g.cond(e.Cond, elseL)
 		g.scalar(e.Then)
 		g.emit(asm.Ja.Label(end))

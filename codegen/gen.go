@@ -355,6 +355,9 @@ func (g *gen) stmt(s ast.Stmt, exit string) {
 	case *ast.JumpStmt:
 		switch {
 		case s.Tok == token.RETURN:
+			if s.Value != nil {
+				g.exprStmt(s.Value)
+			}
 			g.emit(asm.Ja.Label(exit))
 		case len(g.loops) == 0:
 			g.fail(s, "%s outside a loop", s.Tok)

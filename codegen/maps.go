@@ -90,6 +90,7 @@ func (g *gen) assign(s *ast.AssignStmt) {
 			off := int16(g.varOffset(v))
 			g.scalar(s.RHS)
 			g.emit(asm.Mov.Reg(asm.R1, asm.R0), asm.LoadMem(asm.R0, g.frame, off, asm.DWord))
+			g.scalePointer(op, v.Type, g.typ(s.RHS))
 			g.applyOp(op, sema.Signed(v.Type, g.typ(s.RHS)))
 			g.truncate(v.Type)
 			g.emit(asm.StoreMem(g.frame, off, asm.R0, asm.DWord))
@@ -109,6 +110,7 @@ func (g *gen) assign(s *ast.AssignStmt) {
 				g.scalar(s.RHS)
 				g.emit(asm.Mov.Reg(asm.R1, asm.R0), asm.LoadMem(asm.R0, asm.RFP, slot, asm.DWord))
 				g.popSlot()
+				g.scalePointer(op, l.Value, g.typ(s.RHS))
 				g.applyOp(op, sema.Signed(l.Value, g.typ(s.RHS)))
 			})
 			return
@@ -196,6 +198,9 @@ func (g *gen) incDec(e *ast.IncDec) {
 		delta = -1
 	}
 	t := g.typ(e)
+	if t.Kind == sema.Pointer {
+		delta *= int32(sema.PointeeSize(t)) // p++ moves to the next element
+	}
 	switch x := e.X.(type) {
 	case *ast.Var:
 		off := int16(g.varOffset(g.prog.Vars[x]))

@@ -271,6 +271,9 @@ func (p *cParser) memberLine(l *layout) ([]btf.Member, error) {
 		}
 		p.next()
 	}
+	if p.peek() == "}" { // clang accepts a last member without ';', with a warning
+		return out, nil
+	}
 	return out, p.expect(";")
 }
 

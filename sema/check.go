@@ -347,7 +347,10 @@ func (c *checker) stmt(s ast.Stmt) {
 	case *ast.Block:
 		c.block(s)
 	case *ast.ExprStmt:
-		c.expr(s.X)
+		t := c.expr(s.X)
+		if _, incDec := s.X.(*ast.IncDec); !s.Discard && !incDec && !c.quiet && t.Kind != Void && t.Kind != Invalid {
+			c.errs.Warn(s.Span(), "Return value discarded.")
+		}
 	case *ast.AssignStmt:
 		c.assign(s)
 	case *ast.LetStmt:
@@ -395,6 +398,10 @@ func (c *checker) stmt(s ast.Stmt) {
 	case *ast.ForStmt:
 		c.forStmt(s)
 	case *ast.JumpStmt:
+		if s.Value != nil {
+			// A probe's return value is not used: return ends the probe.
+			c.wantInt(s.Value, c.expr(s.Value))
+		}
 		if s.Tok != token.RETURN && c.loops == 0 {
 			c.errorf(s, "'%s' statement is not allowed outside of a loop", s.Tok)
 		}
@@ -427,8 +434,8 @@ func (c *checker) countUnrolled(s *ast.UnrollStmt) {
 
 func (c *checker) cond(e ast.Expr) {
 	t := c.expr(e)
-	if t.Kind != Int && t.Kind != Bool && t.Kind != Invalid {
-		c.errorf(e, "Invalid condition: expected an integer or bool, got '%s'", t)
+	if !isInt(t) && t.Kind != Invalid {
+		c.errorf(e, "Invalid condition: expected an integer, a bool or a pointer, got '%s'", t)
 	}
 }
 
@@ -456,6 +463,10 @@ func (c *checker) assign(s *ast.AssignStmt) {
 	case *ast.Map:
 		if s.Op != token.ASSIGN {
 			rt = Int64
+			if mi := c.info.Maps[l.Name]; mi != nil && mi.Value != nil && mi.Value.Kind == Pointer {
+				c.pointerStep(s)
+				rt = mi.Value
+			}
 		}
 		c.mapAssign(l, rt, s, len(c.errs) > n)
 	case *ast.Var:
@@ -467,6 +478,9 @@ func (c *checker) assign(s *ast.AssignStmt) {
 			}
 			c.prog.Vars[l] = v
 			c.prog.Types[l] = v.Type
+			if v.Type != nil && v.Type.Kind == Pointer {
+				c.pointerStep(s)
+			}
 			return
 		}
 		v := c.lookupVar(l.Name)
@@ -484,6 +498,14 @@ func (c *checker) assign(s *ast.AssignStmt) {
 		c.prog.Types[l] = v.Type
 	default:
 		c.errorf(s.LHS, "Can only assign to a map or a variable")
+	}
+}
+
+// pointerStep checks a compound assignment to a pointer: only += and -=
+// move it, by whole elements.
+func (c *checker) pointerStep(s *ast.AssignStmt) {
+	if s.Op != token.ADD_ASSIGN && s.Op != token.SUB_ASSIGN {
+		c.errorf(s, "The %s operator can not be applied to a pointer; only += and -= move it", s.Op)
 	}
 }
 
@@ -786,7 +808,11 @@ func (c *checker) exprType(e ast.Expr) *Type {
 		return nil
 	case *ast.Ternary:
 		c.cond(e.Cond)
-		a, b := c.expr(e.Then), c.expr(e.Else)
+		a := c.prog.Types[e.Cond]
+		if e.Then != nil {
+			a = c.expr(e.Then)
+		}
+		b := c.expr(e.Else)
 		if a.Kind == Invalid || b.Kind == Invalid {
 			return nil
 		}

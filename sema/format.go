@@ -38,7 +38,7 @@ func argClass(t *Type) output.ArgClass {
 		return output.ArgInt
 	case Bool:
 		return output.ArgBool
-	case Ksym:
+	case Ksym, Pointer:
 		return output.ArgPointer
 	case Buffer:
 		return output.ArgBuffer

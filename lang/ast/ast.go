@@ -74,9 +74,11 @@ type Block struct {
 }
 
 // ExprStmt is an expression evaluated for its effect, such as printf(...).
+// Discard marks `_ = X`, which throws X's value away on purpose.
 type ExprStmt struct {
 	At
-	X Expr
+	X       Expr
+	Discard bool
 }
 
 // AssignStmt is `lhs = rhs` or a compound assignment such as `lhs += rhs`.
@@ -130,10 +132,12 @@ type ForStmt struct {
 	Body       *Block
 }
 
-// JumpStmt is break, continue or return (Tok says which).
+// JumpStmt is break, continue or return (Tok says which). Value is the
+// expression of `return expr`, or nil.
 type JumpStmt struct {
 	At
-	Tok token.Kind
+	Tok   token.Kind
+	Value Expr
 }
 
 // IntLit is an integer literal.
@@ -210,7 +214,8 @@ type IncDec struct {
 	Post bool
 }
 
-// Ternary is `Cond ? Then : Else`.
+// Ternary is `Cond ? Then : Else`. Then is nil in `Cond ?: Else`, which
+// is Cond when Cond is true, evaluated once.
 type Ternary struct {
 	At
 	Cond, Then, Else Expr

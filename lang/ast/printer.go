@@ -315,6 +315,9 @@ func (p *printer) unterminated(s Stmt) bool {
 func (p *printer) stmt(s Stmt, w uint, mode blockMode, value bool) *layout {
 	switch s := s.(type) {
 	case *ExprStmt:
+		if s.Discard {
+			return textLayout("_ = ").add(p.expr(s.X, w-4, true), 0).text(";")
+		}
 		// A ternary is an if to bpftrace, so it gets no ';' either.
 		if _, ternary := s.X.(*Ternary); value || ternary {
 			return p.expr(s.X, w, true)
@@ -360,6 +363,9 @@ func (p *printer) stmt(s Stmt, w uint, mode blockMode, value bool) *layout {
 			return textLayout("break;")
 		case token.CONTINUE:
 			return textLayout("continue;")
+		}
+		if s.Value != nil {
+			return textLayout("return ").add(p.expr(s.Value, w-7, true), 0).text(";")
 		}
 		return textLayout("return;")
 	case *Block:
@@ -570,6 +576,10 @@ func (p *printer) value(x Expr, w uint) *layout {
 		return textLayout(op).add(operand, 0)
 	case *Ternary:
 		cond := p.expr(x.Cond, w, false)
+		if x.Then == nil {
+			els := p.expr(x.Else, w-4, false)
+			return newLayout().add(cond, 0).text(" ?: ").add(els, 0)
+		}
 		then := p.expr(x.Then, w-2, false)
 		els := p.expr(x.Else, w-2, false)
 		if cond.width()+then.width()+els.width()+8 > w {
@@ -845,7 +855,7 @@ func equal(a, b Expr) bool {
 		return ok && a.Op == b.Op && a.Post == b.Post && equal(a.X, b.X)
 	case *Ternary:
 		b, ok := b.(*Ternary)
-		return ok && equal(a.Cond, b.Cond) && equal(a.Then, b.Then) && equal(a.Else, b.Else)
+		return ok && equal(a.Cond, b.Cond) && equalOpt(a.Then, b.Then) && equal(a.Else, b.Else)
 	case *Field:
 		b, ok := b.(*Field)
 		if !ok {

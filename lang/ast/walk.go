@@ -70,6 +70,8 @@ func children(n Node) []Node {
 		}
 	case *ExprStmt:
 		add(n.X)
+	case *JumpStmt:
+		add(n.Value)
 	case *AssignStmt:
 		add(n.LHS, n.RHS)
 	case *LetStmt:

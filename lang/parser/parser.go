@@ -413,12 +413,27 @@ func (p *parser) parseStmt() ast.Stmt {
 func (p *parser) parseSimpleStmt() ast.Stmt {
 	start := p.span.Start
 	switch p.tok {
-	case token.BREAK, token.CONTINUE, token.RETURN:
+	case token.BREAK, token.CONTINUE:
 		k := p.tok
 		p.next()
 		return &ast.JumpStmt{At: p.from(start), Tok: k}
+	case token.RETURN:
+		p.next()
+		s := &ast.JumpStmt{Tok: token.RETURN}
+		if p.tok != token.SEMI && p.tok != token.RBRACE && p.tok != token.EOF {
+			s.Value = p.parseExpr()
+		}
+		s.At = p.from(start)
+		return s
 	case token.LET:
 		return p.parseLet()
+	case token.IDENT:
+		if p.lit == "_" && p.peek() == token.ASSIGN {
+			p.next()
+			p.next()
+			x := p.parseExpr()
+			return &ast.ExprStmt{At: p.from(start), X: x, Discard: true}
+		}
 	}
 	x := p.parseExpr()
 	switch x.(type) {
@@ -524,8 +539,11 @@ func (p *parser) parseExpr() ast.Expr {
 		return x
 	}
 	p.next()
-	then := p.parseExpr()
-	p.expect(token.COLON, ":")
+	var then ast.Expr
+	if !p.got(token.COLON) {
+		then = p.parseExpr()
+		p.expect(token.COLON, ":")
+	}
 	els := p.parseExpr()
 	return &ast.Ternary{At: ast.At{Sp: token.Span{Start: x.Span().Start, End: p.prevEnd}}, Cond: x, Then: then, Else: els}
 }
