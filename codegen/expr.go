@@ -120,7 +120,13 @@ func (g *gen) scalar(e ast.Expr) {
 		}
 		g.extend(t)
 	case *ast.Cast:
-		g.scalar(e.X)
+		if xt := g.typ(e.X); xt.Kind == sema.Array {
+			// The array's bytes read as one integer of their size.
+			src := g.composite(e.X, -1)
+			g.emit(asm.LoadMem(asm.R0, regScratch, int16(src), sizeOf(t.Size)))
+		} else {
+			g.scalar(e.X)
+		}
 		g.truncate(t)
 	case *ast.Sizeof, *ast.Offsetof:
 		g.loadImm(asm.R0, g.prog.Consts[e])
@@ -519,6 +525,14 @@ func (g *gen) composite(e ast.Expr, dst int) int {
 		g.place(end)
 	case *ast.Call:
 		g.compositeCall(e, dst)
+	case *ast.Cast:
+		// A cast to an array keeps the value's bytes, which are as many.
+		if xt := g.typ(e.X); xt.IsScalar() {
+			g.scalar(e.X)
+			g.emit(asm.StoreMem(regScratch, int16(dst), asm.R0, sizeOf(t.Size)))
+		} else {
+			g.composite(e.X, dst)
+		}
 	default:
 		g.fail(e, "unsupported expression %T", e)
 	}

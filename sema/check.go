@@ -356,7 +356,7 @@ func (c *checker) stmt(s ast.Stmt) {
 	case *ast.LetStmt:
 		var t *Type
 		if s.Type != nil {
-			t = c.typeExpr(s.Type)
+			t = c.sizedType(s.Type)
 		}
 		if s.Value != nil {
 			vt := c.expr(s.Value)
@@ -649,6 +649,16 @@ func typeList(t *Type) string {
 	return t.String()
 }
 
+// sizedType resolves a type that must have a size: an array's length
+// comes from a value only in a cast.
+func (c *checker) sizedType(te *ast.TypeExpr) *Type {
+	if te.Unsized {
+		c.errorf(te, "The length of an array must be given here, as in %s[N]", te.Name)
+		return &Type{Kind: Invalid}
+	}
+	return c.typeExpr(te)
+}
+
 // typeExpr resolves a type name as written in a cast or a let.
 func (c *checker) typeExpr(te *ast.TypeExpr) *Type {
 	if te.Ptr > 0 {
@@ -672,7 +682,7 @@ func (c *checker) typeExpr(te *ast.TypeExpr) *Type {
 		c.errorf(te, "Unknown type: %s", te.Name)
 		return &Type{Kind: Invalid}
 	}
-	if te.Len > 0 {
+	if te.Len > 0 || te.Unsized {
 		if t.Kind != Int {
 			c.errorf(te, "Arrays of %s are not supported", t)
 			return &Type{Kind: Invalid}
@@ -842,6 +852,9 @@ func (c *checker) exprType(e ast.Expr) *Type {
 	case *ast.Cast:
 		t := c.typeExpr(e.Type)
 		xt := c.expr(e.X)
+		if t.Kind == Array || xt.Kind == Array && t.Kind == Int {
+			return c.arrayCast(e, t, xt)
+		}
 		switch {
 		case t.Kind != Int && t.Kind != Bool && t.Kind != Pointer && t.Kind != Invalid:
 			c.errorf(e, "Cannot cast to '%s'", t)
@@ -1125,4 +1138,37 @@ func (c *checker) arity(call *ast.Call, f Func) bool {
 		return false
 	}
 	return true
+}
+
+// arrayCast checks a cast that reinterprets bytes: an integer, a string
+// or an array to an array of integers (T[] takes its length from the
+// value), or an array to an integer of its size.
+func (c *checker) arrayCast(e *ast.Cast, t, xt *Type) *Type {
+	if xt.Kind == Invalid {
+		return nil
+	}
+	if t.Kind == Int {
+		if xt.Size != t.Size {
+			c.errorf(e, "Cannot cast from '%s' (%d bytes) to '%s' (%d bytes): the sizes differ", xt, xt.Size, t, t.Size)
+			return nil
+		}
+		return t
+	}
+	if xt.Kind != Int && xt.Kind != Bool && xt.Kind != String && xt.Kind != Array {
+		c.errorf(e, "Cannot cast from '%s' to '%s'", xt, t)
+		return nil
+	}
+	elem := t.Elems[0]
+	if e.Type.Unsized {
+		if xt.Size%elem.Size != 0 {
+			c.errorf(e, "Cannot cast from '%s' (%d bytes) to an array of %s: the size is not a multiple of %d", xt, xt.Size, elem, elem.Size)
+			return nil
+		}
+		return ArrayType(elem, xt.Size/elem.Size)
+	}
+	if xt.Size != t.Size {
+		c.errorf(e, "Cannot cast from '%s' (%d bytes) to '%s' (%d bytes): the sizes differ", xt, xt.Size, t, t.Size)
+		return nil
+	}
+	return t
 }

@@ -32,7 +32,7 @@ func (c *checker) sizeof(e *ast.Sizeof) *Type {
 		}
 		c.prog.Consts[e] = int64(size)
 	default:
-		c.prog.Consts[e] = int64(c.typeExpr(e.Type).Size)
+		c.prog.Consts[e] = int64(c.sizedType(e.Type).Size)
 	}
 	return Uint64
 }

@@ -266,12 +266,15 @@ type Offsetof struct {
 }
 
 // TypeExpr names a type as written: "uint8", "struct task_struct",
-// "int64[4]", with Ptr levels of '*'.
+// "int64[4]", "int8[]", with Ptr levels of '*'.
 type TypeExpr struct {
 	At
 	Name string // "uint32", "struct request", "string", ...
 	Ptr  int    // number of '*'
 	Len  int    // array length, 0 when not an array
+	// Unsized marks T[], an array whose length a cast takes from the
+	// size of the value cast.
+	Unsized bool
 }
 
 func (*IntLit) exprNode()     {}

@@ -752,6 +752,9 @@ func typeText(t *TypeExpr) string {
 	if t.Len > 0 {
 		s += "[" + strconv.Itoa(t.Len) + "]"
 	}
+	if t.Unsized {
+		s += "[]"
+	}
 	return s
 }
 
@@ -910,7 +913,7 @@ func equalType(a, b *TypeExpr) bool {
 	if a == nil || b == nil {
 		return a == nil && b == nil
 	}
-	return a.Name == b.Name && a.Ptr == b.Ptr && a.Len == b.Len
+	return a.Name == b.Name && a.Ptr == b.Ptr && a.Len == b.Len && a.Unsized == b.Unsized
 }
 
 // escape quotes the unprintable bytes of s, and '\' and '"', as bpftrace's

@@ -820,6 +820,11 @@ func (p *parser) parseType() *ast.TypeExpr {
 		t.Ptr++
 	}
 	if p.got(token.LBRACKET) {
+		if p.got(token.RBRACKET) {
+			t.Unsized = true
+			t.At = p.from(start)
+			return t
+		}
 		if p.tok != token.INT {
 			p.unexpected("integer")
 		}
