@@ -63,6 +63,14 @@ func (g *gen) address(e ast.Expr) {
 		g.popSlot()
 	case *ast.Unary:
 		g.scalar(e.X)
+	case *ast.Var:
+		// &$x: integers live in the probe's frame, the rest in scratch.
+		v := g.prog.Vars[e]
+		base := regScratch
+		if v.Type.IsScalar() {
+			base = g.frame
+		}
+		g.emit(asm.Mov.Reg(asm.R0, base), asm.Add.Imm(asm.R0, int32(g.varOffset(v))))
 	default:
 		g.fail(e, "this expression has no address in kernel memory")
 	}

@@ -12,15 +12,22 @@ import (
 var vmlinux = sync.OnceValues(btf.LoadKernelSpec)
 
 // KernelType finds a named struct, union or enum, written as C writes it
-// ("struct task_struct"), in the running kernel's BTF.
+// ("struct task_struct"), or a typedef or base type ("size_t", "char"),
+// in the running kernel's BTF.
 func KernelType(name string) (btf.Type, error) {
-	kind, tag, ok := strings.Cut(name, " ")
-	if !ok {
-		return nil, fmt.Errorf("unknown type %s", name)
-	}
 	spec, err := vmlinux()
 	if err != nil {
 		return nil, fmt.Errorf("kernel BTF: %w", err)
+	}
+	kind, tag, ok := strings.Cut(name, " ")
+	if !ok {
+		var td *btf.Typedef
+		if err := spec.TypeByName(name, &td); err == nil {
+			return td, nil
+		}
+		var i *btf.Int
+		err = spec.TypeByName(name, &i)
+		return i, notFound(name, err)
 	}
 	switch kind {
 	case "struct":

@@ -136,7 +136,7 @@ func (c *checker) pointerType(te *ast.TypeExpr) *Type {
 		}
 		target = t
 	default:
-		base := c.typeExpr(&ast.TypeExpr{At: te.At, Name: te.Name, Len: te.Len})
+		base := c.typeExpr(&ast.TypeExpr{At: te.At, Name: te.Name, Len: te.Len, Of: te.Of, OfType: te.OfType})
 		if base.Kind == Invalid {
 			return base
 		}
@@ -198,13 +198,13 @@ func (c *checker) unaryMemory(e *ast.Unary, t *Type) *Type {
 	return nil
 }
 
-// addressable reports whether e names kernel memory: a field of a kernel
-// struct, an element through a pointer, or a dereference.
+// addressable reports whether e names memory: a field of a kernel
+// struct, an element through a pointer, a dereference or a variable.
 func addressable(e ast.Expr) bool {
 	switch e := e.(type) {
 	case *ast.Field:
 		return !isArgs(e.X)
-	case *ast.Index, *ast.Unary:
+	case *ast.Index, *ast.Unary, *ast.Var:
 		return true
 	}
 	return false

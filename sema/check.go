@@ -664,6 +664,9 @@ func (c *checker) typeExpr(te *ast.TypeExpr) *Type {
 	if te.Ptr > 0 {
 		return c.pointerType(te)
 	}
+	if te.Of != nil || te.OfType != nil {
+		return c.arrayOf(te, c.typeofType(te))
+	}
 	if isCompositeName(te.Name) {
 		c.errorf(te, "Cannot cast to a %s value, only to a pointer: (%s *)", te.Name, te.Name)
 		return &Type{Kind: Invalid}
@@ -679,17 +682,74 @@ func (c *checker) typeExpr(te *ast.TypeExpr) *Type {
 	case "string":
 		t = StringType(c.opts.Config.MaxStrlen)
 	default:
-		c.errorf(te, "Unknown type: %s", te.Name)
-		return &Type{Kind: Invalid}
-	}
-	if te.Len > 0 || te.Unsized {
-		if t.Kind != Int {
-			c.errorf(te, "Arrays of %s are not supported", t)
+		if t = c.cTypeName(te.Name); t == nil {
+			c.errorf(te, "Unknown type: %s", te.Name)
 			return &Type{Kind: Invalid}
 		}
-		return ArrayType(t, te.Len)
 	}
-	return t
+	return c.arrayOf(te, t)
+}
+
+// arrayOf returns t, or an array of t when te has [N] or [].
+func (c *checker) arrayOf(te *ast.TypeExpr, t *Type) *Type {
+	if t.Kind == Invalid || te.Len == 0 && !te.Unsized {
+		return t
+	}
+	if t.Kind != Int {
+		c.errorf(te, "Arrays of %s are not supported", t)
+		return &Type{Kind: Invalid}
+	}
+	return ArrayType(t, te.Len)
+}
+
+// cTypeName resolves a C type name, such as size_t, u32 or char, from
+// the script's definitions or the kernel's BTF, to an integer, a bool or
+// a pointer; it returns nil for anything else.
+func (c *checker) cTypeName(name string) *Type {
+	bt, err := c.lookupType(name)
+	if err != nil {
+		return nil
+	}
+	switch t := fromBTF(bt); {
+	case t == nil:
+		return nil
+	case t.Kind == Int || t.Kind == Bool || t.Kind == Pointer:
+		return t
+	}
+	return nil
+}
+
+// typeofType resolves typeof(type) and typeof(expr). The expression is
+// only typed: it is never evaluated.
+func (c *checker) typeofType(te *ast.TypeExpr) *Type {
+	if id, ok := te.Of.(*ast.Ident); ok && lookupBuiltin(id.Name) == builtin.None {
+		if _, enum := c.enumValue(id.Name); !enum {
+			// typeof(size_t): a name that is no value is a type.
+			return c.typeExpr(&ast.TypeExpr{At: id.At, Name: id.Name})
+		}
+	}
+	if te.Of != nil {
+		t := c.expr(te.Of)
+		if t.Kind == Void || t.Kind == Agg {
+			c.errorf(te.Of, "typeof() can not take a value of type '%s'", t)
+			return &Type{Kind: Invalid}
+		}
+		return t
+	}
+	of := te.OfType
+	if of.Ptr == 0 && of.Len == 0 && isCompositeName(of.Name) {
+		bt, err := c.lookupType(of.Name)
+		if err != nil {
+			c.errorf(of, "%v", err)
+			return &Type{Kind: Invalid}
+		}
+		if t := fromBTF(bt); t != nil {
+			return t
+		}
+		c.errorf(of, "%s has no size", of.Name)
+		return &Type{Kind: Invalid}
+	}
+	return c.typeExpr(of)
 }
 
 // constInt evaluates a constant integer expression.
@@ -1166,9 +1226,28 @@ func (c *checker) arrayCast(e *ast.Cast, t, xt *Type) *Type {
 		}
 		return ArrayType(elem, xt.Size/elem.Size)
 	}
-	if xt.Size != t.Size {
-		c.errorf(e, "Cannot cast from '%s' (%d bytes) to '%s' (%d bytes): the sizes differ", xt, xt.Size, t, t.Size)
+	size := xt.Size
+	if v, ok := c.constInt(e.X); ok && xt.Kind == Int {
+		size = literalSize(v)
+	}
+	// An integer fits in a wider array of up to 8 bytes, zero extended.
+	widens := xt.Kind != String && xt.Kind != Array && t.Size <= 8 && t.Size >= size
+	if xt.Size != t.Size && !widens {
+		c.errorf(e, "Cannot cast from '%s' (%d bytes) to '%s' (%d bytes): the sizes differ", xt, size, t, t.Size)
 		return nil
 	}
 	return t
+}
+
+// literalSize is the size of the smallest integer that holds v.
+func literalSize(v int64) int {
+	switch {
+	case v >= math.MinInt8 && v <= math.MaxUint8:
+		return 1
+	case v >= math.MinInt16 && v <= math.MaxUint16:
+		return 2
+	case v >= math.MinInt32 && v <= math.MaxUint32:
+		return 4
+	}
+	return 8
 }

@@ -133,7 +133,11 @@ func TestCheckErrors(t *testing.T) {
 		{"struct s { int a }; BEGIN { }", ""}, // as clang, which only warns
 		{"struct s { int a b; }; BEGIN { }", `C definition: expected ";", found "b"`},
 		{"struct s { struct nope n; }; BEGIN { }", "C definition: struct nope is not in the kernel's BTF"},
-		{`BEGIN { $a = (uint8[4])1; }`, "Cannot cast to 'uint8[4]'"},
+		{`BEGIN { $a = (uint8[4])1; $c = (int8[])"ab"; $d = (uint16)$a; $e = (uint32)$a; }`, "Cannot cast from 'uint8[4]' (4 bytes) to 'uint16' (2 bytes): the sizes differ"},
+		{`BEGIN { $x = 1; $a = (uint8[4])$x; }`, "Cannot cast from 'int64' (8 bytes) to 'uint8[4]' (4 bytes): the sizes differ"},
+		{`BEGIN { $a = (uint8[2])70000; }`, "Cannot cast from 'int64' (4 bytes) to 'uint8[2]' (2 bytes): the sizes differ"},
+		{`BEGIN { $a = (int16[])"abc"; $b = (int16[])"ab"; }`, "Cannot cast from 'string[3]' (3 bytes) to an array of int16: the size is not a multiple of 2"},
+		{`BEGIN { $a = (uint8[4])"abc"; $b = (uint8[3])"abc"; }`, "Cannot cast from 'string[4]' (4 bytes) to 'uint8[3]' (3 bytes): the sizes differ"},
 		{`BEGIN { $a = (string)1; }`, "Cannot cast to 'string[1024]'"},
 		{`BEGIN { clear(@m); print(@m); $n = len(@m); for ($kv : @m) { } @m[1] = 2; @n = (1, 2); clear(@n); @n = (3, 4); }`, ""},
 		{`nope:x { }`, "invalid probe type: nope"},

@@ -6,6 +6,7 @@ import (
 	"github.com/cilium/ebpf/btf"
 
 	"gtrace/lang/ast"
+	"gtrace/lang/builtin"
 )
 
 // isCompositeName reports whether a type name is a struct, union or enum.
@@ -16,23 +17,30 @@ func isCompositeName(name string) bool {
 
 // sizeof checks sizeof(type) or sizeof(expr) and records its value.
 func (c *checker) sizeof(e *ast.Sizeof) *Type {
+	x, te := e.X, e.Type
+	if id, ok := x.(*ast.Ident); ok && lookupBuiltin(id.Name) == builtin.None {
+		if _, enum := c.enumValue(id.Name); !enum {
+			// sizeof(pid_t): a name that is no value is a type.
+			x, te = nil, &ast.TypeExpr{At: id.At, Name: id.Name}
+		}
+	}
 	switch {
-	case e.X != nil:
-		c.prog.Consts[e] = int64(c.expr(e.X).Size)
-	case e.Type.Ptr == 0 && e.Type.Len == 0 && isCompositeName(e.Type.Name):
-		t, err := c.lookupType(e.Type.Name)
+	case x != nil:
+		c.prog.Consts[e] = int64(c.expr(x).Size)
+	case te.Ptr == 0 && te.Len == 0 && isCompositeName(te.Name):
+		t, err := c.lookupType(te.Name)
 		if err != nil {
-			c.errorf(e.Type, "%v", err)
+			c.errorf(te, "%v", err)
 			return nil
 		}
 		size, err := btf.Sizeof(t)
 		if err != nil {
-			c.errorf(e.Type, "sizeof(%s): %v", e.Type.Name, err)
+			c.errorf(te, "sizeof(%s): %v", te.Name, err)
 			return nil
 		}
 		c.prog.Consts[e] = int64(size)
 	default:
-		c.prog.Consts[e] = int64(c.sizedType(e.Type).Size)
+		c.prog.Consts[e] = int64(c.sizedType(te).Size)
 	}
 	return Uint64
 }

@@ -82,11 +82,12 @@ func types() map[string]btf.Type {
 		{Name: "f_flags", Type: u32},
 		{Name: "f_pos", Type: &btf.Typedef{Name: "loff_t", Type: &btf.Int{Name: "long long", Size: 8, Encoding: btf.Signed}}, Offset: 64}}}
 	kind := &btf.Enum{Name: "pair_kind", Size: 4, Values: []btf.EnumValue{{Name: "PAIR_A", Value: 1}, {Name: "PAIR_B", Value: 2}}}
-	return map[string]btf.Type{"struct pair": pair, "struct inner": inner, "struct file": file, "enum pair_kind": kind}
+	return map[string]btf.Type{"struct pair": pair, "struct inner": inner, "struct file": file, "enum pair_kind": kind,
+		"size_t": &btf.Typedef{Name: "size_t", Type: &btf.Int{Name: "unsigned long", Size: 8}}}
 }
 
 // KernelType finds a struct, union or enum of the fake kernel by its C
-// name, such as "struct pair".
+// name, such as "struct pair", or its one typedef, size_t.
 func KernelType(name string) (btf.Type, error) {
 	if t, ok := types()[name]; ok {
 		return t, nil

@@ -275,6 +275,10 @@ type TypeExpr struct {
 	// Unsized marks T[], an array whose length a cast takes from the
 	// size of the value cast.
 	Unsized bool
+	// Of is the expression of typeof(expr), and OfType the type of
+	// typeof(type); Name is "typeof" then.
+	Of     Expr
+	OfType *TypeExpr
 }
 
 func (*IntLit) exprNode()     {}

@@ -334,7 +334,7 @@ func (p *printer) stmt(s Stmt, w uint, mode blockMode, value bool) *layout {
 	case *LetStmt:
 		decl := textLayout("let ").add(textLayout(s.Var.Name), 0)
 		if s.Type != nil {
-			decl.text(" : ").add(textLayout(typeText(s.Type)), 0)
+			decl.text(" : ").add(textLayout(p.typeText(s.Type)), 0)
 		}
 		if s.Value == nil {
 			return decl.text(";")
@@ -604,13 +604,13 @@ func (p *printer) value(x Expr, w uint) *layout {
 		}
 		return p.list(x.Elems, ",", w-indent-1, false)
 	case *Cast:
-		typ := textLayout("(").add(textLayout(typeText(x.Type)), 0).text(")")
+		typ := textLayout("(").add(textLayout(p.typeText(x.Type)), 0).text(")")
 		operand := p.expr(x.X, w-typ.width(), isPrimary(x.X))
 		return newLayout().add(typ, 0).add(operand, 0)
 	case *Sizeof:
 		var arg *layout
 		if x.Type != nil {
-			arg = textLayout(typeText(x.Type))
+			arg = textLayout(p.typeText(x.Type))
 		} else {
 			arg = p.expr(x.X, w-8, true)
 		}
@@ -618,7 +618,7 @@ func (p *printer) value(x Expr, w uint) *layout {
 	case *Offsetof:
 		var arg *layout
 		if x.Type != nil {
-			arg = textLayout(typeText(x.Type))
+			arg = textLayout(p.typeText(x.Type))
 		} else {
 			arg = p.expr(x.X, w, false)
 		}
@@ -747,8 +747,19 @@ func tupleIndex(f *Field) (string, bool) {
 
 // typeText spells t as bpftrace's printer does: "uint8", "struct task*",
 // "int8[4]".
-func typeText(t *TypeExpr) string {
-	s := t.Name + strings.Repeat("*", t.Ptr)
+func (p *printer) typeText(t *TypeExpr) string {
+	s := t.Name
+	switch {
+	case t.OfType != nil:
+		s = "typeof(" + p.typeText(t.OfType) + ")"
+	case t.Of != nil:
+		var lines []string
+		for _, l := range p.expr(t.Of, maxWidth, true).lines {
+			lines = append(lines, strings.Join(l, ""))
+		}
+		s = "typeof(" + strings.Join(lines, " ") + ")"
+	}
+	s += strings.Repeat("*", t.Ptr)
 	if t.Len > 0 {
 		s += "[" + strconv.Itoa(t.Len) + "]"
 	}
@@ -913,7 +924,8 @@ func equalType(a, b *TypeExpr) bool {
 	if a == nil || b == nil {
 		return a == nil && b == nil
 	}
-	return a.Name == b.Name && a.Ptr == b.Ptr && a.Len == b.Len && a.Unsized == b.Unsized
+	return a.Name == b.Name && a.Ptr == b.Ptr && a.Len == b.Len && a.Unsized == b.Unsized &&
+		equalOpt(a.Of, b.Of) && equalType(a.OfType, b.OfType)
 }
 
 // escape quotes the unprintable bytes of s, and '\' and '"', as bpftrace's

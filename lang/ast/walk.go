@@ -108,6 +108,8 @@ func children(n Node) []Node {
 		add(n.Type, n.X)
 	case *Offsetof:
 		add(n.Type, n.X)
+	case *TypeExpr:
+		add(n.Of, n.OfType)
 	}
 	return out
 }

@@ -812,6 +812,10 @@ func (p *parser) parseType() *ast.TypeExpr {
 		t.Name = kw + " " + p.lit
 	case token.IDENT:
 		t.Name = p.lit
+		if p.lit == "typeof" && p.peek() == token.LPAREN {
+			p.next()
+			p.parseTypeof(t)
+		}
 	default:
 		p.unexpected("identifier")
 	}
@@ -840,6 +844,20 @@ func (p *parser) parseType() *ast.TypeExpr {
 	return t
 }
 
+// parseTypeof parses the parenthesised operand of typeof, a type or an
+// expression, into t, and leaves the ')' as the current token.
+func (p *parser) parseTypeof(t *ast.TypeExpr) {
+	p.expect(token.LPAREN)
+	if p.typeFollows() {
+		t.OfType = p.parseType()
+	} else {
+		t.Of = p.parseExpr()
+	}
+	if p.tok != token.RPAREN {
+		p.unexpected(")")
+	}
+}
+
 // typeFollows reports whether the tokens from here read as a type closed
 // by ')' or ',': struct/union/enum, a known type name, or any name with
 // '*' or [N] after it. Otherwise sizeof and offsetof take an expression.
@@ -849,7 +867,7 @@ func (p *parser) typeFollows() bool {
 	}
 	s := p.save()
 	defer p.restore(s)
-	known := p.tok != token.IDENT || typeNames[p.lit]
+	known := p.tok != token.IDENT || typeNames[p.lit] || p.lit == "typeof"
 	return p.attempt(func() bool {
 		t := p.parseType()
 		return (known || t.Ptr > 0 || t.Len > 0) && (p.tok == token.RPAREN || p.tok == token.COMMA)
