@@ -1,6 +1,7 @@
 package sema
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
 	"strings"
@@ -20,6 +21,8 @@ import (
 type cTypes struct {
 	types map[string]btf.Type // by C name, such as "struct foo"
 	enums map[string]int64
+	// enumOf holds the enum of each enumerator, for printing by name.
+	enumOf map[string]*btf.Enum
 }
 
 // lookupType finds a struct, union or enum by C name: the script's own,
@@ -41,7 +44,7 @@ func (c *checker) enumValue(name string) (int64, bool) {
 
 // declareCTypes parses the script's C definitions.
 func (c *checker) declareCTypes(prog *ast.Program) {
-	c.ctypes = cTypes{types: map[string]btf.Type{}, enums: map[string]int64{}}
+	c.ctypes = cTypes{types: map[string]btf.Type{}, enums: map[string]int64{}, enumOf: map[string]*btf.Enum{}}
 	for _, d := range prog.Preamble {
 		if strings.HasPrefix(strings.TrimSpace(d.Text), "#") {
 			continue
@@ -118,6 +121,11 @@ func (p *cParser) expect(t string) error {
 func (p *cParser) definition() error {
 	kind := p.next()
 	name := p.next()
+	if name == "{" && kind == "enum" { // an anonymous enum only names values
+		p.pos--
+		_, err := p.enumBody("")
+		return err
+	}
 	if name == "{" {
 		return fmt.Errorf("C definition: a top-level %s needs a name", kind)
 	}
@@ -155,7 +163,7 @@ func (p *cParser) enumBody(name string) (*btf.Enum, error) {
 	for p.peek() != "}" {
 		v := p.next()
 		if !isCIdent(v) {
-			return nil, fmt.Errorf("C definition: bad enumerator %q in enum %s", v, name)
+			return nil, fmt.Errorf("C definition: bad enumerator %q in enum %s", v, cmp.Or(name, "{...}"))
 		}
 		if p.peek() == "=" {
 			p.next()
@@ -167,6 +175,7 @@ func (p *cParser) enumBody(name string) (*btf.Enum, error) {
 		}
 		e.Values = append(e.Values, btf.EnumValue{Name: v, Value: uint64(next)})
 		p.c.ctypes.enums[v] = next
+		p.c.ctypes.enumOf[v] = e
 		next++
 		if p.peek() == "," {
 			p.next()

@@ -632,6 +632,9 @@ func (c *checker) wholeMap(m *ast.Map) *MapInfo {
 func (c *checker) keyType(t *Type, e ast.Expr) *Type {
 	switch t.Kind {
 	case Int:
+		if t.Enum != nil {
+			return t // 8 bytes already, printed by name
+		}
 		return IntType(8, t.Signed)
 	case Bool:
 		return BoolT
@@ -667,6 +670,9 @@ func (c *checker) typeExpr(te *ast.TypeExpr) *Type {
 	if te.Of != nil || te.OfType != nil {
 		return c.arrayOf(te, c.typeofType(te))
 	}
+	if strings.HasPrefix(te.Name, "enum ") {
+		return c.arrayOf(te, c.enumType(te))
+	}
 	if isCompositeName(te.Name) {
 		c.errorf(te, "Cannot cast to a %s value, only to a pointer: (%s *)", te.Name, te.Name)
 		return &Type{Kind: Invalid}
@@ -688,6 +694,21 @@ func (c *checker) typeExpr(te *ast.TypeExpr) *Type {
 		}
 	}
 	return c.arrayOf(te, t)
+}
+
+// enumType resolves `enum name`, from the script or the kernel.
+func (c *checker) enumType(te *ast.TypeExpr) *Type {
+	bt, err := c.lookupType(te.Name)
+	if err != nil {
+		c.errorf(te, "Unknown enum: %s", strings.TrimPrefix(te.Name, "enum "))
+		return &Type{Kind: Invalid}
+	}
+	enum, ok := btf.UnderlyingType(bt).(*btf.Enum)
+	if !ok {
+		c.errorf(te, "Unknown enum: %s", strings.TrimPrefix(te.Name, "enum "))
+		return &Type{Kind: Invalid}
+	}
+	return EnumType(enum)
 }
 
 // arrayOf returns t, or an array of t when te has [N] or [].
@@ -900,7 +921,7 @@ func (c *checker) exprType(e ast.Expr) *Type {
 		elems := make([]*Type, len(e.Elems))
 		for i, x := range e.Elems {
 			t := c.expr(x)
-			if t.Kind == Int {
+			if t.Kind == Int && t.Size != 8 {
 				t = IntType(8, t.Signed) // tuple elements are 8-byte slots
 			}
 			if t.Kind == Void || t.Kind == Agg {
@@ -914,6 +935,9 @@ func (c *checker) exprType(e ast.Expr) *Type {
 		xt := c.expr(e.X)
 		if t.Kind == Array || xt.Kind == Array && t.Kind == Int {
 			return c.arrayCast(e, t, xt)
+		}
+		if v, ok := c.constInt(e.X); ok && t.Enum != nil && !hasEnumValue(t.Enum, v) {
+			c.errorf(e, "Enum: %s doesn't contain a variant value of %d", t.Enum.Name, v)
 		}
 		switch {
 		case t.Kind != Int && t.Kind != Bool && t.Kind != Pointer && t.Kind != Invalid:
@@ -961,6 +985,9 @@ func (c *checker) ident(e *ast.Ident) *Type {
 	if b == builtin.None {
 		if v, ok := c.enumValue(e.Name); ok {
 			c.prog.Consts[e] = v
+			if enum := c.ctypes.enumOf[e.Name]; enum != nil {
+				return EnumType(enum)
+			}
 			return Int64
 		}
 		msg := "Unknown identifier: '%s'"
@@ -1250,4 +1277,13 @@ func literalSize(v int64) int {
 		return 4
 	}
 	return 8
+}
+
+func hasEnumValue(e *btf.Enum, v int64) bool {
+	for _, ev := range e.Values {
+		if int64(ev.Value) == v {
+			return true
+		}
+	}
+	return false
 }

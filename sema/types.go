@@ -70,6 +70,8 @@ type Type struct {
 	Len               int      // an Array's element count; a stack's frame limit
 	BTF               btf.Type // a Pointer's target, a Record's type
 	Trim              bool     // a KStack that starts with tracing frames
+	// Enum is an Int's enum: printing shows its values by name.
+	Enum *btf.Enum
 }
 
 // Common types.
@@ -103,6 +105,10 @@ func ArrayType(elem *Type, n int) *Type {
 func IntType(size int, signed bool) *Type {
 	return &Type{Kind: Int, Size: size, Signed: signed}
 }
+
+// EnumType returns the type of a value of enum e: an 8-byte integer
+// printed by name.
+func EnumType(e *btf.Enum) *Type { return &Type{Kind: Int, Size: 8, Signed: e.Signed, Enum: e} }
 
 // StringType returns a string type holding up to n bytes, NUL included.
 func StringType(n int) *Type { return &Type{Kind: String, Size: n} }
@@ -172,6 +178,9 @@ func Equal(a, b *Type) bool {
 func (t *Type) String() string {
 	switch t.Kind {
 	case Int:
+		if t.Enum != nil {
+			return "enum " + t.Enum.Name
+		}
 		if t.Signed {
 			return fmt.Sprintf("int%d", t.Size*8)
 		}
