@@ -231,8 +231,17 @@ func (d *dumper) operand(depth int, t *ast.TypeExpr, x ast.Expr) {
 // "struct task_struct *".
 func typeString(t *ast.TypeExpr) string {
 	s := t.Name
+	switch {
+	case t.OfType != nil:
+		s = "typeof(type " + typeString(t.OfType) + ")"
+	case t.Of != nil:
+		s = "typeof(" + paren(t.Of) + ")"
+	}
 	if t.Len > 0 {
 		s += "[" + strconv.Itoa(t.Len) + "]"
+	}
+	if t.Unsized {
+		s += "[]"
 	}
 	if t.Ptr > 0 {
 		s += " " + strings.Repeat("*", t.Ptr)

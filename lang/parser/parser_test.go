@@ -69,6 +69,9 @@ func paren(x ast.Expr) string {
 		}
 		return "(" + x.Op.String() + paren(x.X) + ")"
 	case *ast.Ternary:
+		if x.Then == nil {
+			return "(" + paren(x.Cond) + " ?: " + paren(x.Else) + ")"
+		}
 		return "(" + paren(x.Cond) + " ? " + paren(x.Then) + " : " + paren(x.Else) + ")"
 	case *ast.Field:
 		if x.Arrow {
@@ -156,6 +159,17 @@ func TestExpressions(t *testing.T) {
 		{"sizeof(x)", "sizeof(x)"},
 		{"offsetof(struct sk_buff, len)", "offsetof(type struct sk_buff, len)"},
 		{"offsetof($s, a.b)", "offsetof($s, a.b)"},
+		{"$a ?: 1", "($a ?: 1)"},
+		{"$a ?: $b ?: 2", "($a ?: ($b ?: 2))"},
+		{"$a || $b ?: 1 + 2", "(($a || $b) ?: (1 + 2))"},
+		{"$a ? 1 : $b ?: 3", "($a ? 1 : ($b ?: 3))"},
+		{"(int8[])12345", "((int8[])12345)"},
+		{"((int8[8])$x)[0]", "((int8[8])$x)[0]"},
+		{"(enum Foo)1", "((enum Foo)1)"},
+		{"(typeof($x))1", "((typeof($x))1)"},
+		{"(typeof(uint8) *)0", "((typeof(type uint8) *)0)"},
+		{"sizeof(typeof(struct Foo))", "sizeof(type typeof(type struct Foo))"},
+		{"sizeof(typeof($a[2]))", "sizeof(type typeof($a[2]))"},
 	}
 	for _, tt := range tests {
 		prog, errs := parse(t, "BEGIN { "+tt.src+"; }")
@@ -512,4 +526,43 @@ func FuzzParser(f *testing.F) {
 			dump(prog)
 		}
 	})
+}
+
+// TestDiscardAndReturn checks `_ = expr` and `return expr`, and that a
+// bare return ends at '}' or ';'.
+func TestDiscardAndReturn(t *testing.T) {
+	tests := []struct {
+		src     string
+		discard string // the discarded expression, or ""
+		ret     string // the returned expression, "-" for a bare return, or ""
+	}{
+		{"_ = has_key(@a, 1)", "has_key(@a, 1)", ""},
+		{"_ = $a ?: 2", "($a ?: 2)", ""},
+		{"return $a + 1", "", "($a + 1)"},
+		{"return", "", "-"},
+		{"return;", "", "-"},
+	}
+	for _, tt := range tests {
+		prog, errs := parse(t, "BEGIN { "+tt.src+" }")
+		if len(errs) > 0 {
+			t.Errorf("%s: %s", tt.src, strings.Join(errs, "; "))
+			continue
+		}
+		switch s := prog.Probes[0].Body.Stmts[0].(type) {
+		case *ast.ExprStmt:
+			if !s.Discard || paren(s.X) != tt.discard {
+				t.Errorf("%s: got discard=%v %s, want %s", tt.src, s.Discard, paren(s.X), tt.discard)
+			}
+		case *ast.JumpStmt:
+			got := "-"
+			if s.Value != nil {
+				got = paren(s.Value)
+			}
+			if got != tt.ret {
+				t.Errorf("%s: returns %s, want %s", tt.src, got, tt.ret)
+			}
+		default:
+			t.Errorf("%s: got %T", tt.src, s)
+		}
+	}
 }

@@ -1,0 +1,44 @@
+package runtime
+
+import (
+	"testing"
+
+	"gtrace/internal/testutils"
+)
+
+// TestCurrentExpressions runs, on the kernel, the expressions of current
+// bpftrace that 0.17 lacks: discard, ?:, return with a value, pointer
+// steps and conditions, array casts, typeof, & of a variable and enums.
+// want is the whole output: what the program printed, the two blank
+// lines of its exit, then its maps.
+func TestCurrentExpressions(t *testing.T) {
+	testutils.RequireRoot(t)
+	tests := []struct{ name, src, want string }{
+		{"elvis", `BEGIN { $x = 1; $a = $x ?: 10; $b = 0 ?: 20; print(($a, $b)); exit(); }`, "(1, 20)\n\n\n"},
+		{"elvis evaluates once", `BEGIN { @n = 0; $v = (++@n) ?: 5; printf("%d %d\n", $v, @n); exit(); }`, "1 1\n\n\n@n: 1\n"},
+		{"discard", `BEGIN { _ = 1 + 2; @a[1] = 1; _ = has_key(@a, 1); exit(); }`, "\n\n@a[1]: 1\n"},
+		{"return value", `BEGIN { $a = 1; print($a); if ($a) { return $a; } print(2); } interval:ms:10 { exit(); }`, "1\n\n\n"},
+		{"pointer +=", `BEGIN { @ = (int16 *)0x32; @ += 1; exit(); }`, "\n\n@: 0x34\n"},
+		{"pointer -= map", `BEGIN { @dec = 4; @ = (int32 *)0x32; @ -= @dec; exit(); }`, "\n\n@: 0x22\n@dec: 4\n"},
+		{"pointer ++ and --", `BEGIN { @a = (int32 *)0x32; @a++; $p = (int64 *)0x10; $p++; ++$p; $p--; @b = $p; exit(); }`, "\n\n@a: 0x36\n@b: 0x18\n"},
+		{"struct pointer minus", `struct A { int a; int b; char c[28] }; BEGIN { $a = (struct A *)1024; printf("%lu %lu\n", sizeof(struct A), $a - 5); exit(); }`, "36 844\n\n\n"},
+		{"pointer conditions", `BEGIN { if (curtask) { @a = 1; } @b = curtask ? 1 : 2; @c = (curtask && 0) ? 1 : 2; @d = (curtask || 0) ? 1 : 2; exit(); }`, "\n\n@a: 1\n@b: 1\n@c: 2\n@d: 1\n"},
+		{"int to array", `BEGIN { printf("%x %x\n", ((int8[8])12345)[0], ((int8[])12345)[1]); exit(); }`, "39 30\n\n\n"},
+		{"string to array", `BEGIN { print((int8[])"hello"); exit(); }`, "[104,101,108,108,111,0]\n\n\n"},
+		{"array to int", `BEGIN { $a = (uint8[4])(uint32)0x01020304; print($a); printf("%x\n", (uint32)$a); exit(); }`, "[4,3,2,1]\n1020304\n\n\n"},
+		{"literal widened to array", `BEGIN { print((uint8[4])1); exit(); }`, "[1,0,0,0]\n\n\n"},
+		{"typeof", `BEGIN { $a = (int8)1; let $b: typeof($a) = 2; let $c: typeof(uint16); printf("%d %d %d\n", sizeof($b), sizeof($c), sizeof(typeof(struct task_struct *))); exit(); }`, "1 2 8\n\n\n"},
+		{"typeof cast", `BEGIN { $a = (int8)1; print((typeof($a))300); exit(); }`, "44\n\n\n"},
+		{"C type names", `BEGIN { let $a: typeof(size_t) = 1; let $b: typeof(size_t*) = &$a; $c = (u32)-1; printf("%d %u %d\n", *$b, $c, sizeof(pid_t)); exit(); }`, "1 4294967295 4\n\n\n"},
+		{"address of variables", `BEGIN { $a = 5; $p = &$a; $a = 7; $s = "str"; $q = (int8 *)&$s; printf("%d %c\n", *$p, *$q); exit(); }`, "7 s\n\n\n"},
+		{"enum cast", `enum Foo { ONE = 1, TWO = 2, OTHER = 99999 }; BEGIN { $x = 100; printf("%d %s %s\n", ONE, (enum Foo)1, (enum Foo)$x); exit(); }`, "1 ONE 100\n\n\n"},
+		{"anonymous enum", `enum { FOO = 333, BAR }; BEGIN { $f = FOO; print($f); print((FOO, BAR)); @m[BAR] = FOO; exit(); }`, "FOO\n(FOO, BAR)\n\n\n@m[BAR]: FOO\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got, _ := runScript(t, tt.src); got != tt.want {
+				t.Errorf("got\n%q\nwant\n%q", got, tt.want)
+			}
+		})
+	}
+}
