@@ -185,7 +185,7 @@ func TestCheckTypes(t *testing.T) {
 		{`BEGIN { $p = (uint16 *)0; @x = $p + 3; }`, "@x", "", "uint16 *"},
 		{`BEGIN { @x = PAIR_B; }`, "@x", "", "int64"},
 		{"struct pair { long z; }; BEGIN { $p = (struct pair *)0; @x = $p->z; }", "@x", "", "int64"},
-		{"enum e { A, B = 7 }; BEGIN { @x = B; }", "@x", "", "int64"},
+		{"enum e { A, B = 7 }; BEGIN { @x = B; }", "@x", "", "enum e"}, // printed by name
 		{`kprobe:vfs_read { @x = func; }`, "@x", "", "string[9]"},
 		{`kretprobe:vfs_read { @x[func] = retval; }`, "@x", "string[9]", "int64"},
 		{`BEGIN { @x = kaddr("jiffies"); }`, "@x", "", "uint64"},
