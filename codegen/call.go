@@ -56,10 +56,7 @@ func (g *gen) exprStmt(e ast.Expr) {
 		}
 		g.event(&Event{Kind: kind, Map: g.out.Maps[args[0].(*ast.Map).Name]}, nil)
 	case sema.FDelete:
-		key, l := g.keyArg(args)
-		g.emit(asm.LoadMapPtr(asm.R1, 0).WithReference(l.BPFName))
-		g.scratchPtr(asm.R2, key)
-		g.emit(asm.FnMapDeleteElem.Call())
+		g.deleteKey(args)
 	case sema.FJoin:
 		sep := " "
 		if len(args) == 2 {
@@ -210,6 +207,9 @@ func (g *gen) scalarCall(call *ast.Call) {
 		g.mapLen(g.out.Maps[args[0].(*ast.Map).Name])
 	case sema.FStrcontains:
 		g.strcontains(args[0], args[1])
+	case sema.FDelete:
+		g.deleteKey(args)
+		g.boolify(asm.JEq) // the helper returns 0 when it deleted
 	case sema.FHasKey:
 		key, l := g.keyArg(args)
 		g.lookup(l, key)
@@ -322,4 +322,13 @@ func (g *gen) ntop(args []ast.Expr, dst int) {
 		g.loadImm(asm.R0, unix.AF_INET)
 	}
 	g.emit(asm.StoreMem(regScratch, int16(dst), asm.R0, asm.DWord))
+}
+
+// deleteKey deletes the key that delete()'s arguments name; R0 holds the
+// helper's result, 0 when the key was there.
+func (g *gen) deleteKey(args []ast.Expr) {
+	key, l := g.keyArg(args)
+	g.emit(asm.LoadMapPtr(asm.R1, 0).WithReference(l.BPFName))
+	g.scratchPtr(asm.R2, key)
+	g.emit(asm.FnMapDeleteElem.Call())
 }

@@ -185,10 +185,8 @@ func (c *checker) call(call *ast.Call) *Type {
 			c.mapKey(m)
 		}
 		c.prog.Types[args[0]] = VoidT
-		if f == FHasKey {
-			return BoolT
-		}
-		return VoidT
+		// delete() says whether the key was there, as in bpftrace HEAD.
+		return BoolT
 	case FClear, FZero, FLen:
 		m, ok := args[0].(*ast.Map)
 		if !ok || len(m.Keys) > 0 {

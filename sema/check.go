@@ -295,6 +295,19 @@ func (c *checker) block(b *ast.Block) {
 	c.scopes = c.scopes[:len(c.scopes)-1]
 }
 
+// usedForEffect reports whether e is an expression whose value a
+// statement may drop without a warning: ++ and --, and delete(), whose
+// value only says whether the key was there.
+func usedForEffect(e ast.Expr) bool {
+	switch e := e.(type) {
+	case *ast.IncDec:
+		return true
+	case *ast.Call:
+		return lookupFunc(e.Name) == FDelete
+	}
+	return false
+}
+
 // terminates reports whether s always leaves the block holding it, by
 // return, break, continue or exit(), which returns from the probe as in
 // bpftrace, so that what follows never runs.
@@ -348,7 +361,7 @@ func (c *checker) stmt(s ast.Stmt) {
 		c.block(s)
 	case *ast.ExprStmt:
 		t := c.expr(s.X)
-		if _, incDec := s.X.(*ast.IncDec); !s.Discard && !incDec && !c.quiet && t.Kind != Void && t.Kind != Invalid {
+		if !s.Discard && !c.quiet && t.Kind != Void && t.Kind != Invalid && !usedForEffect(s.X) {
 			c.errs.Warn(s.Span(), "Return value discarded.")
 		}
 	case *ast.AssignStmt:
