@@ -27,6 +27,7 @@ func TestCurrentExpressions(t *testing.T) {
 		{"string to array", `BEGIN { print((int8[])"hello"); exit(); }`, "[104,101,108,108,111,0]\n\n\n"},
 		{"array to int", `BEGIN { $a = (uint8[4])(uint32)0x01020304; print($a); printf("%x\n", (uint32)$a); exit(); }`, "[4,3,2,1]\n1020304\n\n\n"},
 		{"literal widened to array", `BEGIN { print((uint8[4])1); exit(); }`, "[1,0,0,0]\n\n\n"},
+		{"bool array", `BEGIN { $b = (bool[2])(uint16)256; print(($b[0], $b[1])); @a = (bool[])(uint32)1; exit(); }`, "(false, true)\n\n\n@a: [true,false,false,false]\n"},
 		{"typeof", `BEGIN { $a = (int8)1; let $b: typeof($a) = 2; let $c: typeof(uint16); printf("%d %d %d\n", sizeof($b), sizeof($c), sizeof(typeof(struct task_struct *))); exit(); }`, "1 2 8\n\n\n"},
 		{"typeof cast", `BEGIN { $a = (int8)1; print((typeof($a))300); exit(); }`, "44\n\n\n"},
 		{"C type names", `BEGIN { let $a: typeof(size_t) = 1; let $b: typeof(size_t*) = &$a; $c = (u32)-1; printf("%d %u %d\n", *$b, $c, sizeof(pid_t)); exit(); }`, "1 4294967295 4\n\n\n"},

@@ -51,7 +51,7 @@ func (d *decoder) value(t *sema.Type, b []byte) output.Value {
 		}
 		return output.Uint(v)
 	case sema.Bool:
-		return output.Bool(le(b, 8) != 0)
+		return output.Bool(le(b, t.Size) != 0)
 	case sema.String:
 		if i := bytes.IndexByte(b[:t.Size], 0); i >= 0 {
 			b = b[:i]

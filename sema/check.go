@@ -729,7 +729,11 @@ func (c *checker) arrayOf(te *ast.TypeExpr, t *Type) *Type {
 	if t.Kind == Invalid || te.Len == 0 && !te.Unsized {
 		return t
 	}
-	if t.Kind != Int {
+	switch t.Kind {
+	case Bool:
+		t = &Type{Kind: Bool, Size: 1} // a C bool in an array
+	case Int:
+	default:
 		c.errorf(te, "Arrays of %s are not supported", t)
 		return &Type{Kind: Invalid}
 	}
