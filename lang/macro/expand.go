@@ -214,6 +214,12 @@ func (x *expander) expand(m *ast.Macro, span token.Span, args []ast.Expr, chain 
 		}
 	}
 	body := x.copy(m.Body, x.editor(s)).(*ast.BlockExpr)
+	if lit, ok := body.Value.(*ast.StrLit); ok && len(body.Stmts) == 0 {
+		// A string macro is a literal, which printf() and the other
+		// functions that take only literals take too.
+		lit.At = ast.At{Sp: span}
+		return lit
+	}
 	body.At = ast.At{Sp: span}
 	body.Macro = m.Name
 	return body
