@@ -13,7 +13,7 @@ import (
 // maxNodes bounds the nodes that expansions make: a macro that uses its
 // argument twice, called on itself a few dozen times over, would
 // otherwise make more than memory holds.
-const maxNodes = 200000
+const maxNodes = 100000
 
 // Expand replaces every call of a macro in prog's probes by the macro's
 // expansion and drops the definitions. The list holds what went wrong.
