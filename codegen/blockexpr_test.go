@@ -29,6 +29,7 @@ var blockSamples = []string{
 	`macro first_key(@x) { let $x; for ($k : @x) { $x = $k.0; break; } $x }
 	 BEGIN { @a[1] = 0; @b[2] = 0; @f = (first_key(@a), first_key(@b)); }`,
 	`macro str2(x) { let $s = x; $s } BEGIN { @s = str2(comm); @t = str2("abc"); }`,
+	`macro top() { 3 } BEGIN { @m[1] = 1; print(@m, top); unroll (top) { @u++; } @h = hist(5, top); @l = lhist(1, 0, { 10 }, top()); }`,
 }
 
 // compileExpanded expands src's macros, checks it against the fake

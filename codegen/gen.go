@@ -387,6 +387,8 @@ func (g *gen) constInt(e ast.Expr) int64 {
 		return int64(e.Value)
 	case *ast.Unary:
 		return -g.constInt(e.X)
+	case *ast.BlockExpr:
+		return g.constInt(e.Value)
 	case *ast.Positional:
 		if e.Count {
 			return int64(len(g.info.Config.Params))

@@ -689,6 +689,11 @@ func (c *checker) constInt(e ast.Expr) (int64, bool) {
 			v, err := strconv.ParseInt(s, 0, 64)
 			return v, err == nil
 		}
+	case *ast.BlockExpr:
+		// A macro whose body is a constant, such as `macro top() { 5 }`.
+		if len(e.Stmts) == 0 && e.Value != nil {
+			return c.constInt(e.Value)
+		}
 	}
 	return 0, false
 }
