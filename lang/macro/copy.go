@@ -51,16 +51,11 @@ func (x *expander) copyFields(s reflect.Value, edit editFunc) {
 	}
 }
 
-// copyInto replaces the node in f by its copy. An edit that made a node
-// the field cannot hold, which no edit of this package does, leaves the
-// plain copy.
+// copyInto replaces the node in f by its copy. The edits keep the kind
+// of the nodes that fields of a node type hold (variables, maps); they
+// replace calls and names, which only expression fields hold.
 func (x *expander) copyInto(f reflect.Value, edit editFunc) {
-	if f.IsNil() {
-		return
+	if !f.IsNil() {
+		f.Set(reflect.ValueOf(x.copy(f.Interface().(ast.Node), edit)))
 	}
-	c := reflect.ValueOf(x.copy(f.Interface().(ast.Node), edit))
-	if !c.Type().AssignableTo(f.Type()) {
-		c = reflect.ValueOf(x.copy(f.Interface().(ast.Node), nil))
-	}
-	f.Set(c)
 }

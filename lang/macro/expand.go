@@ -274,7 +274,7 @@ func (x *expander) mismatch(n ast.Expr, name string, args []ast.Expr, m *ast.Mac
 			continue
 		}
 		pname, kind := param(p)
-		x.errs.Add(args[i].Span(), "Mismatched arg. %s() expects a %s for arg %s but got %s.", name, lower(kind), pname, argKind(args[i]))
+		x.errs.Add(args[i].Span(), "Mismatched arg. %s() expects a %s for arg %s but got %s.", name, kind, pname, argKind(args[i]))
 		addNote(x.errs, p.Span(), "This is the argument in the closest definition.")
 	}
 }
@@ -290,11 +290,4 @@ func argKind(arg ast.Expr) string {
 		}
 	}
 	return "an expression"
-}
-
-func lower(kind string) string {
-	if kind == "Variable" {
-		return "variable"
-	}
-	return "map"
 }

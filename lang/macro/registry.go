@@ -1,6 +1,8 @@
 package macro
 
 import (
+	"strings"
+
 	"gtrace/lang/ast"
 	"gtrace/lang/diag"
 	"gtrace/lang/token"
@@ -33,7 +35,7 @@ func validParams(m *ast.Macro, errs *diag.List) bool {
 	for _, p := range m.Params {
 		name, kind := param(p)
 		if seen[name] {
-			errs.Add(p.Span(), "%s for macro argument has already been used: %s", kind, name)
+			errs.Add(p.Span(), "%s for macro argument has already been used: %s", strings.ToUpper(kind[:1])+kind[1:], name)
 			return false
 		}
 		seen[name] = true
@@ -41,17 +43,16 @@ func validParams(m *ast.Macro, errs *diag.List) bool {
 	return true
 }
 
-// param returns a parameter's name and kind as bpftrace's messages say it.
+// param returns a parameter's name and kind as bpftrace's messages say
+// it: variable, map or ident.
 func param(p ast.Expr) (name, kind string) {
 	switch p := p.(type) {
 	case *ast.Var:
-		return p.Name, "Variable"
+		return p.Name, "variable"
 	case *ast.Map:
-		return p.Name, "Map"
-	case *ast.Ident:
-		return p.Name, "Ident"
+		return p.Name, "map"
 	}
-	return "", ""
+	return p.(*ast.Ident).Name, "ident"
 }
 
 // lookup returns the first macro called name that args match exactly,

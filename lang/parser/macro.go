@@ -57,20 +57,22 @@ func (p *parser) parseBlockExpr() *ast.BlockExpr {
 	defer p.leave()
 	start := p.expect(token.LBRACE, "{").Start
 	b := &ast.BlockExpr{}
-	var last ast.Stmt
-	valueEnd := token.NoPos
+	// The end of the last statement parsed: when its own span ends
+	// there too, no ';' followed it.
+	end := token.NoPos
 	for p.tok != token.RBRACE && p.tok != token.EOF {
 		p.recovering(func() {
-			last = p.parseBlockItem()
-			b.Stmts = append(b.Stmts, last)
-			valueEnd = p.prevEnd
+			b.Stmts = append(b.Stmts, p.parseBlockItem())
+			end = p.prevEnd
 		}, p.syncStmt)
 	}
 	p.expect(token.RBRACE, "}")
 	b.At = p.from(start)
-	if s, ok := last.(*ast.ExprStmt); ok && s.Sp.End == valueEnd && b.Stmts[len(b.Stmts)-1] == last {
-		b.Value = s.X
-		b.Stmts = b.Stmts[:len(b.Stmts)-1]
+	if n := len(b.Stmts); n > 0 {
+		if s, ok := b.Stmts[n-1].(*ast.ExprStmt); ok && s.Sp.End == end {
+			b.Value = s.X
+			b.Stmts = b.Stmts[:n-1]
+		}
 	}
 	return b
 }
