@@ -130,6 +130,8 @@ func (g *gen) scalar(e ast.Expr) {
 		g.truncate(t)
 	case *ast.Sizeof, *ast.Offsetof:
 		g.loadImm(asm.R0, g.prog.Consts[e])
+	case *ast.BlockExpr:
+		g.blockScalar(e)
 	default:
 		g.fail(e, "unsupported expression %T", e)
 	}
@@ -533,6 +535,8 @@ func (g *gen) composite(e ast.Expr, dst int) int {
 		} else {
 			g.composite(e.X, dst)
 		}
+	case *ast.BlockExpr:
+		return g.blockComposite(e, dst)
 	default:
 		g.fail(e, "unsupported expression %T", e)
 	}

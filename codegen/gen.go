@@ -50,6 +50,9 @@ type gen struct {
 	vars     map[*sema.Variable]int
 	loops    []loop
 	err      *diag.Error
+	// exit is where return and exit() jump in the block being
+	// generated, for the statements of block expressions.
+	exit string
 
 	// frame holds the probe's frame pointer, where integer variables
 	// live: R10 in the probe itself, regFrame in a loop callback.
@@ -188,6 +191,7 @@ func (g *gen) program() (asm.Instructions, *diag.Error) {
 		g.loadImm(asm.R1, int64(g.opts.Pid))
 		g.emit(asm.JNE.Reg(asm.R0, asm.R1, exit))
 	}
+	g.exit = exit
 	if pred := g.prog.Node.Pred; pred != nil {
 		g.cond(pred, exit)
 	}
@@ -299,6 +303,8 @@ func (g *gen) reserveVars() {
 }
 
 func (g *gen) block(b *ast.Block, exit string) {
+	defer func(outer string) { g.exit = outer }(g.exit)
+	g.exit = exit
 	for _, s := range b.Stmts {
 		g.stmt(s, exit)
 	}
@@ -384,6 +390,8 @@ func (g *gen) constInt(e ast.Expr) int64 {
 		return int64(e.Value)
 	case *ast.Unary:
 		return -g.constInt(e.X)
+	case *ast.BlockExpr:
+		return g.constInt(e.Value)
 	case *ast.Positional:
 		if e.Count {
 			return int64(len(g.info.Config.Params))

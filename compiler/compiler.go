@@ -9,6 +9,7 @@ import (
 	"gtrace/lang/ast"
 	"gtrace/lang/cpp"
 	"gtrace/lang/diag"
+	"gtrace/lang/macro"
 	"gtrace/lang/parser"
 	"gtrace/lang/token"
 	"gtrace/probe"
@@ -76,6 +77,9 @@ func Compile(src []byte, opts *Options) (*Program, error) {
 	p.Source = pre
 	tree, errs := parser.ParseFile(pre.File)
 	if errs.HasErrors() {
+		return nil, p.located(errs)
+	}
+	if errs := macro.Expand(tree); errs.HasErrors() {
 		return nil, p.located(errs)
 	}
 	// bpftrace prints the tree after each of its passes; gtrace's checker

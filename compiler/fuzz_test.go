@@ -33,6 +33,9 @@ func FuzzCompile(f *testing.F) {
 		`uprobe:libc:malloc { @s[ustack] = count(); } uretprobe:libc:malloc { @r = max(retval); }`,
 		`struct pair *p; kprobe:vfs_read { $p = (struct pair *)arg0; @[$p->a, PAIR_B] = count(); @j = *kaddr("jiffies"); }`,
 		`software:cpu-clock:100000 { @c[cpu] = count(); } self:signal:SIGUSR1 { print(ncpus); }`,
+		`BEGIN { $x = { let $a = 1; $a + 1 }; @m[{ "k" }] = ({ 2 }, { exit(); 3 }); $n = { $b = 1; }; }`,
+		`macro inc($x) { $x += 1; $x } macro set(@m, k) { @m[k] = inc(k); } macro d(x) { x + x } macro one() { 1 }
+		 BEGIN { $a = one; set(@s, $a); print(d(d(inc($a)))); inc(@s); one(2); } macro r() { r() } END { r; }`,
 	} {
 		f.Add(s)
 	}

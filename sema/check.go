@@ -138,6 +138,9 @@ type checker struct {
 	unrolled      int64
 	unrolledNodes int64
 	unrolledProg  *Prog
+	// expansions are the spans of the macro calls whose expansions
+	// enclose what is being checked, outermost first.
+	expansions []token.Span
 }
 
 // maxUnrolledNodes bounds the statements and expressions that unrolls
@@ -148,10 +151,11 @@ const maxUnrolledNodes = 100000
 // sorted returns the diagnostics in source order, each once: a probe with
 // several attach points is checked once for each.
 func (c *checker) sorted() diag.List {
-	seen := map[diag.Error]bool{}
+	seen := map[string]bool{}
 	c.errs = slices.DeleteFunc(c.errs, func(e *diag.Error) bool {
-		dup := seen[*e]
-		seen[*e] = true
+		key := diagKey(e)
+		dup := seen[key]
+		seen[key] = true
 		return dup
 	})
 	c.errs.Sort()
@@ -165,6 +169,7 @@ func (c *checker) errorf(n ast.Node, format string, args ...any) {
 func (c *checker) errorAt(span token.Span, format string, args ...any) {
 	if !c.quiet {
 		c.errs.Add(span, format, args...)
+		c.noteExpansions()
 	}
 }
 
@@ -373,6 +378,9 @@ func (c *checker) stmt(s ast.Stmt) {
 		}
 		if s.Value != nil {
 			vt := c.expr(s.Value)
+			if c.assignsNothing(s, vt) {
+				vt = &Type{Kind: Invalid}
+			}
 			if t == nil {
 				t = vt
 			} else if !c.assignable(t, vt) {
@@ -483,6 +491,9 @@ func (c *checker) assign(s *ast.AssignStmt) {
 		}
 		c.mapAssign(l, rt, s, len(c.errs) > n)
 	case *ast.Var:
+		if c.assignsNothing(s, rt) {
+			rt = &Type{Kind: Invalid}
+		}
 		if s.Op != token.ASSIGN {
 			v := c.lookupVar(l.Name)
 			if v == nil {
@@ -808,6 +819,11 @@ func (c *checker) constInt(e ast.Expr) (int64, bool) {
 			v, err := strconv.ParseInt(s, 0, 64)
 			return v, err == nil
 		}
+	case *ast.BlockExpr:
+		// A macro whose body is a constant, such as `macro top() { 5 }`.
+		if len(e.Stmts) == 0 && e.Value != nil {
+			return c.constInt(e.Value)
+		}
 	}
 	return 0, false
 }
@@ -986,6 +1002,8 @@ func (c *checker) exprType(e ast.Expr) *Type {
 		return t.Elems[0]
 	case *ast.Offsetof:
 		return c.offsetof(e)
+	case *ast.BlockExpr:
+		return c.blockExpr(e)
 	}
 	c.errorf(e, "unsupported expression")
 	return nil

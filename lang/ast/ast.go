@@ -35,6 +35,9 @@ type Program struct {
 	Preamble []*CDecl
 	Config   []*ConfigEntry
 	Probes   []*Probe
+	// Macros are the `macro name(...) { ... }` definitions, which
+	// lang/macro expands into their calls and then drops.
+	Macros []*Macro
 }
 
 // CDecl is one top-level piece of C: a preprocessor line or a struct,
@@ -138,6 +141,31 @@ type JumpStmt struct {
 	At
 	Tok   token.Kind
 	Value Expr
+}
+
+// BlockExpr is `{ stmts; value }` used as an expression: the statements
+// run in order, then Value, which is the block's value. Value is nil when
+// the block ends in a statement: the block then has no value. Like a
+// Block, it is a scope for the variables that let declares in it.
+type BlockExpr struct {
+	At
+	Stmts []Stmt
+	Value Expr
+	// Macro names the macro whose call this block replaced, for the
+	// diagnostics inside it; its span is then the call's.
+	Macro string
+}
+
+// Macro is `macro name(params) { ... }`. Each parameter is an *Ident,
+// which takes any expression, a *Var or a *Map, which take a variable
+// or a map by reference. Head spans `macro name`, where diagnostics
+// about the definition point.
+type Macro struct {
+	At
+	Name   string
+	Head   token.Span
+	Params []Expr
+	Body   *BlockExpr
 }
 
 // IntLit is an integer literal.
@@ -299,6 +327,7 @@ func (*Tuple) exprNode()      {}
 func (*Cast) exprNode()       {}
 func (*Sizeof) exprNode()     {}
 func (*Offsetof) exprNode()   {}
+func (*BlockExpr) exprNode()  {}
 
 func (*Block) stmtNode()      {}
 func (*ExprStmt) stmtNode()   {}

@@ -488,7 +488,7 @@ func isLiteral(x Expr) bool {
 func isPrimary(x Expr) bool {
 	switch x.(type) {
 	case *IntLit, *StrLit, *BoolLit, *Ident, *Positional, *Var, *Map,
-		*Call, *Field, *Index, *Sizeof, *Offsetof:
+		*Call, *Field, *Index, *Sizeof, *Offsetof, *BlockExpr:
 		return true
 	}
 	return false
@@ -623,6 +623,8 @@ func (p *printer) value(x Expr, w uint) *layout {
 			arg = p.expr(x.X, w, false)
 		}
 		return textLayout("offsetof(").add(arg, 0).text(", ").add(textLayout(strings.Join(x.Field, ".")), 0).text(")")
+	case *BlockExpr:
+		return p.blockExpr(x, w)
 	}
 	panic(fmt.Sprintf("ast.Print: unexpected expression %T", x))
 }

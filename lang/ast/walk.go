@@ -27,6 +27,8 @@ func isNil(n Node) bool {
 		return n == nil
 	case *Map:
 		return n == nil
+	case *BlockExpr:
+		return n == nil
 	}
 	return false
 }
@@ -56,6 +58,9 @@ func children(n Node) []Node {
 		}
 		for _, p := range n.Probes {
 			add(p)
+		}
+		for _, m := range n.Macros {
+			add(m)
 		}
 	case *ConfigEntry:
 		add(n.Value)
@@ -110,6 +115,14 @@ func children(n Node) []Node {
 		add(n.Type, n.X)
 	case *TypeExpr:
 		add(n.Of, n.OfType)
+	case *BlockExpr:
+		for _, s := range n.Stmts {
+			add(s)
+		}
+		add(n.Value)
+	case *Macro:
+		exprs(n.Params)
+		add(n.Body)
 	}
 	return out
 }

@@ -53,6 +53,9 @@ func (r *Result) Errors(errs diag.List) diag.List {
 	for i, e := range errs {
 		c := *e
 		c.File, c.Span = r.locate(e.Span)
+		if len(e.Notes) > 0 {
+			c.Notes = r.Errors(e.Notes)
+		}
 		out[i] = &c
 	}
 	return out

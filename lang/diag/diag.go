@@ -17,6 +17,10 @@ type Error struct {
 	// File, when set, is the file Span is in, such as an included
 	// header, in place of the one given to Render.
 	File *token.File
+	// Notes are places that explain the diagnostic, such as the call
+	// of the macro it is in, printed after it as diagnostics of its
+	// kind. A note's Warning and Notes are not used.
+	Notes []*Error
 }
 
 func (e *Error) Error() string { return e.Msg }
@@ -87,16 +91,20 @@ func (l List) Error() string {
 func Render(w io.Writer, f *token.File, errs List) {
 	for _, warning := range []bool{false, true} {
 		for _, e := range errs {
-			if e.Warning == warning {
-				render(w, f, e)
+			if e.Warning != warning {
+				continue
+			}
+			render(w, f, e, e.Warning)
+			for _, n := range e.Notes {
+				render(w, f, n, e.Warning)
 			}
 		}
 	}
 }
 
-func render(w io.Writer, f *token.File, e *Error) {
+func render(w io.Writer, f *token.File, e *Error, warning bool) {
 	kind := "ERROR"
-	if e.Warning {
+	if warning {
 		kind = "WARNING"
 	}
 	if e.File != nil {

@@ -221,7 +221,7 @@ func (p *parser) parseProgram(prog *ast.Program) {
 			if p.span.Start == start {
 				p.next()
 			}
-			for p.tok != token.EOF && p.tok != token.PROBE && p.tok != token.CPREPROC {
+			for p.tok != token.EOF && p.tok != token.PROBE && p.tok != token.CPREPROC && p.tok != token.MACRO {
 				p.next()
 			}
 		})
@@ -232,7 +232,7 @@ func (p *parser) parseTopLevel(prog *ast.Program) {
 	switch p.tok {
 	case token.CPREPROC, token.STRUCT, token.UNION, token.ENUM:
 		d := p.parseCDecl()
-		if len(prog.Probes) > 0 {
+		if len(prog.Probes) > 0 || len(prog.Macros) > 0 {
 			p.errorAt(d.Sp, "C definitions must appear before probes")
 		}
 		prog.Preamble = append(prog.Preamble, d)
@@ -240,7 +240,7 @@ func (p *parser) parseTopLevel(prog *ast.Program) {
 		start := p.span
 		entries := p.parseConfig()
 		switch {
-		case len(prog.Probes) > 0:
+		case len(prog.Probes) > 0 || len(prog.Macros) > 0:
 			p.errorAt(start, "config must appear before probes")
 		case prog.Config != nil:
 			p.errorAt(start, "duplicate config block")
@@ -250,6 +250,8 @@ func (p *parser) parseTopLevel(prog *ast.Program) {
 		}
 	case token.PROBE:
 		prog.Probes = append(prog.Probes, p.parseProbe())
+	case token.MACRO:
+		prog.Macros = append(prog.Macros, p.parseMacro())
 	default:
 		p.unexpected()
 	}
@@ -705,6 +707,8 @@ func (p *parser) parsePrimary() ast.Expr {
 		return p.parseOffsetof()
 	case token.LPAREN:
 		return p.parseParen()
+	case token.LBRACE:
+		return p.parseBlockExpr()
 	}
 	p.unexpected()
 	return nil

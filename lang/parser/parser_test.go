@@ -501,6 +501,7 @@ func FuzzParser(f *testing.F) {
 		"BEGIN { let $a: struct x * = 0; $b = sizeof(int64) + offsetof(struct s, a.b) ? $1 : $#; }",
 		"BEGIN { @x = ; } END { ((((( }",
 		"BEGIN { (struct",
+		"macro m(x, $y, @z) { let $a = { x }; $y += $a; @z[1] = { { 1 } }; $a } BEGIN { $b = m(1, $c, @d); } macro n( {",
 	} {
 		f.Add(src)
 	}

@@ -63,6 +63,10 @@ func (s *Scanner) scan() (token.Kind, string, token.Span) {
 			case word == "config" && s.byteAfterSpace(s.off+len(word)) == '=':
 				s.start = false
 				return s.scanNormal(begin, c)
+			case word == "macro" && isLetter(s.byteAfterSpace(s.off+len(word))):
+				// A macro definition, `macro name(args) { ... }`.
+				s.start = false
+				return s.scanNormal(begin, c)
 			}
 			return s.scanProbe(begin)
 		case !strings.ContainsRune("{};,()/", rune(c)):

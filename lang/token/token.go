@@ -86,6 +86,7 @@ const (
 	ENUM
 	TRUE
 	FALSE
+	MACRO
 )
 
 var names = [...]string{
@@ -107,6 +108,7 @@ var names = [...]string{
 	BREAK: "break", CONTINUE: "continue", RETURN: "return", LET: "let",
 	SIZEOF: "sizeof", OFFSETOF: "offsetof", CONFIG: "config",
 	STRUCT: "struct", UNION: "union", ENUM: "enum", TRUE: "true", FALSE: "false",
+	MACRO: "macro",
 }
 
 func (k Kind) String() string {
@@ -122,6 +124,7 @@ var Keywords = map[string]Kind{
 	"break": BREAK, "continue": CONTINUE, "return": RETURN, "let": LET,
 	"sizeof": SIZEOF, "offsetof": OFFSETOF, "config": CONFIG,
 	"struct": STRUCT, "union": UNION, "enum": ENUM, "true": TRUE, "false": FALSE,
+	"macro": MACRO,
 }
 
 // AssignOp returns the binary operator of a compound assignment, such as ADD
@@ -153,4 +156,4 @@ func (k Kind) AssignOp() (Kind, bool) {
 }
 
 // IsKeyword reports whether k is a reserved word.
-func (k Kind) IsKeyword() bool { return k >= IF && k <= FALSE }
+func (k Kind) IsKeyword() bool { return k >= IF && k <= MACRO }
