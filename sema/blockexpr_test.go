@@ -64,7 +64,7 @@ func TestBlockExprErrors(t *testing.T) {
 		{`BEGIN { $x = print(1); }`, "Invalid expression for assignment"},
 		{`BEGIN { @x = { $a = 1; }; }`, "Can not assign a value of type 'none' to @x"},
 		{`BEGIN { print({ printf("a"); }); }`, "print() can not print a value of type 'none'"},
-		{`BEGIN { if ({ }) { } }`, "Invalid condition: expected an integer or bool, got 'none'"},
+		{`BEGIN { if ({ }) { } }`, "Invalid condition: expected an integer, a bool or a pointer, got 'none'"},
 		{`BEGIN { $t = (1, { }); }`, "Value of type 'none' can not be part of a tuple"},
 		{`BEGIN { @m[{ }] = 1; }`, "Value of type 'none' can not be used as a map key"},
 		{`BEGIN { $x = 1 + { }; }`, "Type mismatch for '+': comparing 'int64' with 'none'"},

@@ -743,7 +743,7 @@ func (c *checker) arrayOf(te *ast.TypeExpr, t *Type) *Type {
 	switch t.Kind {
 	case Bool:
 		t = &Type{Kind: Bool, Size: 1} // a C bool in an array
-	case Int:
+	case Int, Pointer:
 	default:
 		c.errorf(te, "Arrays of %s are not supported", t)
 		return &Type{Kind: Invalid}
@@ -776,6 +776,9 @@ func (c *checker) typeofType(te *ast.TypeExpr) *Type {
 			// typeof(size_t): a name that is no value is a type.
 			return c.typeExpr(&ast.TypeExpr{At: id.At, Name: id.Name})
 		}
+	}
+	if of, ok := te.Of.(*ast.TypeExpr); ok { // typeof(t), t a macro's type argument
+		return c.typeExpr(of)
 	}
 	if te.Of != nil {
 		t := c.expr(te.Of)
@@ -1004,6 +1007,9 @@ func (c *checker) exprType(e ast.Expr) *Type {
 		return c.offsetof(e)
 	case *ast.BlockExpr:
 		return c.blockExpr(e)
+	case *ast.TypeExpr:
+		c.errorf(e, "%s is a type, not a value", c.typeExpr(e))
+		return nil
 	}
 	c.errorf(e, "unsupported expression")
 	return nil

@@ -18,6 +18,17 @@ func isCompositeName(name string) bool {
 // sizeof checks sizeof(type) or sizeof(expr) and records its value.
 func (c *checker) sizeof(e *ast.Sizeof) *Type {
 	x, te := e.X, e.Type
+	switch t := x.(type) {
+	case *ast.TypeExpr: // sizeof(t), t a macro's type argument
+		x, te = nil, t
+	case *ast.Index: // sizeof(t[N])
+		if elem, ok := t.X.(*ast.TypeExpr); ok {
+			n, _ := c.constInt(t.I)
+			arr := *elem
+			arr.Len = int(n)
+			x, te = nil, &arr
+		}
+	}
 	if id, ok := x.(*ast.Ident); ok && lookupBuiltin(id.Name) == builtin.None {
 		if _, enum := c.enumValue(id.Name); !enum {
 			// sizeof(pid_t): a name that is no value is a type.

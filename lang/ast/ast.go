@@ -294,7 +294,8 @@ type Offsetof struct {
 }
 
 // TypeExpr names a type as written: "uint8", "struct task_struct",
-// "int64[4]", "int8[]", with Ptr levels of '*'.
+// "int64[4]", "int8[]", with Ptr levels of '*'. It is an expression only
+// as typeof(...) passed to a macro, which may use it where a type goes.
 type TypeExpr struct {
 	At
 	Name string // "uint32", "struct request", "string", ...
@@ -310,6 +311,7 @@ type TypeExpr struct {
 }
 
 func (*IntLit) exprNode()     {}
+func (*TypeExpr) exprNode()   {}
 func (*StrLit) exprNode()     {}
 func (*BoolLit) exprNode()    {}
 func (*Ident) exprNode()      {}

@@ -615,6 +615,8 @@ func (p *printer) value(x Expr, w uint) *layout {
 			arg = p.expr(x.X, w-8, true)
 		}
 		return textLayout("sizeof(").add(arg, 0).text(")")
+	case *TypeExpr:
+		return textLayout(p.typeText(x))
 	case *Offsetof:
 		var arg *layout
 		if x.Type != nil {
@@ -899,6 +901,9 @@ func equal(a, b Expr) bool {
 		b, ok := b.(*Offsetof)
 		return ok && equalType(a.Type, b.Type) && equalOpt(a.X, b.X) &&
 			strings.Join(a.Field, ".") == strings.Join(b.Field, ".")
+	case *TypeExpr:
+		b, ok := b.(*TypeExpr)
+		return ok && equalType(a, b)
 	}
 	return false
 }

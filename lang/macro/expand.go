@@ -75,6 +75,10 @@ func (x *expander) editor(s *site) editFunc {
 			if s != nil {
 				return x.mapRef(n, s), true
 			}
+		case *ast.TypeExpr:
+			if s != nil {
+				return x.typeParam(n, s)
+			}
 		case *ast.LetStmt:
 			if s != nil && s.isParam(n.Var.Name) {
 				x.errs.Add(n.Span(), "Variable declaration shadows macro arg %s", n.Var.Name)
@@ -115,6 +119,22 @@ func (x *expander) mapRef(m *ast.Map, s *site) ast.Node {
 	}
 	c.Name = name
 	return &c
+}
+
+// typeParam puts a typeof(...) argument in place of a name parameter
+// used as a type, as in (t *)x or sizeof(t), keeping the use's pointer
+// levels and array length.
+func (x *expander) typeParam(te *ast.TypeExpr, s *site) (ast.Node, bool) {
+	arg, ok := s.exprs[te.Name].(*ast.TypeExpr)
+	if !ok || x.tooBig {
+		return nil, false
+	}
+	c := x.copy(arg, nil).(*ast.TypeExpr)
+	c.Ptr += te.Ptr
+	if te.Len > 0 || te.Unsized {
+		c.Len, c.Unsized = te.Len, te.Unsized
+	}
+	return c, true
 }
 
 // ident puts the argument in place of a name parameter, or expands a

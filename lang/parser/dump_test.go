@@ -209,6 +209,8 @@ func (d *dumper) expr(depth int, x ast.Expr) {
 	case *ast.Sizeof:
 		d.line(depth, "sizeof: ")
 		d.operand(depth+1, x.Type, x.X)
+	case *ast.TypeExpr:
+		d.line(depth, typeString(x))
 	case *ast.Offsetof:
 		d.line(depth, "offsetof: ")
 		d.operand(depth+1, x.Type, x.X)

@@ -696,6 +696,14 @@ func (p *parser) parsePrimary() ast.Expr {
 	case token.IDENT:
 		name := p.lit
 		p.next()
+		if name == "typeof" && p.tok == token.LPAREN {
+			// A type as a value: a macro's argument.
+			t := &ast.TypeExpr{Name: name}
+			p.parseTypeof(t)
+			p.next()
+			t.At = p.from(start)
+			return t
+		}
 		if p.got(token.LPAREN) {
 			args := p.parseList(token.RPAREN, ")")
 			return &ast.Call{At: p.from(start), Name: name, Args: args}

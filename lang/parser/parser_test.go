@@ -89,6 +89,8 @@ func paren(x ast.Expr) string {
 			return "sizeof(type " + typeString(x.Type) + ")"
 		}
 		return "sizeof(" + paren(x.X) + ")"
+	case *ast.TypeExpr:
+		return "type " + typeString(x)
 	case *ast.Offsetof:
 		arg := "?"
 		if x.Type != nil {
@@ -170,6 +172,7 @@ func TestExpressions(t *testing.T) {
 		{"(typeof(uint8) *)0", "((typeof(type uint8) *)0)"},
 		{"sizeof(typeof(struct Foo))", "sizeof(type typeof(type struct Foo))"},
 		{"sizeof(typeof($a[2]))", "sizeof(type typeof($a[2]))"},
+		{"f(typeof(uint8 *), typeof($x))", "f(type typeof(type uint8 *), type typeof($x))"},
 	}
 	for _, tt := range tests {
 		prog, errs := parse(t, "BEGIN { "+tt.src+"; }")
