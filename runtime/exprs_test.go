@@ -16,6 +16,7 @@ func TestCurrentExpressions(t *testing.T) {
 	tests := []struct{ name, src, want string }{
 		{"elvis", `BEGIN { $x = 1; $a = $x ?: 10; $b = 0 ?: 20; print(($a, $b)); exit(); }`, "(1, 20)\n\n\n"},
 		{"elvis evaluates once", `BEGIN { @n = 0; $v = (++@n) ?: 5; printf("%d %d\n", $v, @n); exit(); }`, "1 1\n\n\n@n: 1\n"},
+		{"ternary of statements", `BEGIN { $x = 0; $x ? printf("a\n") : printf("b\n"); 1 ? printf("c\n") : printf("d\n"); exit(); }`, "b\nc\n\n\n"},
 		{"discard", `BEGIN { _ = 1 + 2; @a[1] = 1; _ = has_key(@a, 1); exit(); }`, "\n\n@a[1]: 1\n"},
 		{"return value", `BEGIN { $a = 1; print($a); if ($a) { return $a; } print(2); } interval:ms:10 { exit(); }`, "1\n\n\n"},
 		{"pointer +=", `BEGIN { @ = (int16 *)0x32; @ += 1; exit(); }`, "\n\n@: 0x34\n"},

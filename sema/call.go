@@ -196,9 +196,12 @@ func (c *checker) call(call *ast.Call) *Type {
 		c.wholeMap(m)
 		c.prog.Types[m] = VoidT
 		if f == FLen {
+			mi := c.info.Maps[m.Name]
 			// A histogram keeps an entry per bucket: no count of keys.
-			if v := c.info.Maps[m.Name].Value; v != nil && (v.Agg == AggHist || v.Agg == AggLHist) {
+			if v := mi.Value; v != nil && (v.Agg == AggHist || v.Agg == AggLHist) {
 				c.errorf(args[0], "len() can not count the keys of %s, a %s() map", m.Name, v.Agg)
+			} else if !c.quiet && mi.Key == nil && !mi.keyUnknown && mi.Value != nil {
+				c.errorf(call, "call to len() expects a map with explicit keys (non-scalar map)")
 			}
 			return Int64
 		}

@@ -406,8 +406,10 @@ func (c *checker) stmt(s ast.Stmt) {
 		n, ok := c.constInt(s.Count)
 		if !ok {
 			c.errorf(s.Count, "unroll count must be a constant integer")
-		} else if n < 1 || n > 100 {
-			c.errorf(s.Count, "unroll count must be between 1 and 100")
+		} else if n < 1 {
+			c.errorf(s.Count, "unroll minimum value is 1")
+		} else if n > 100 {
+			c.errorf(s.Count, "unroll maximum value is 100")
 		}
 		outer := c.unrolled
 		if ok && n >= 1 && n <= 100 && !c.quiet {
