@@ -205,7 +205,8 @@ func (p *cParser) number() (int64, error) {
 
 // layout places a record's members as GCC does on x86_64.
 type layout struct {
-	union bool
+	union  bool
+	packed bool // __attribute__((packed)): no padding, byte aligned
 	bits  uint64 // the next free bit (struct) or the size (union)
 	align uint64 // bytes
 }
@@ -216,19 +217,20 @@ func (p *cParser) recordBody(t btf.Type) error {
 		return err
 	}
 	_, union := t.(*btf.Union)
-	l := &layout{union: union, align: 1}
-	var members []btf.Member
-	for p.peek() != "}" {
-		if p.peek() == "" {
-			return fmt.Errorf("C definition: unterminated %s", cName(t))
-		}
-		ms, err := p.memberLine(l)
-		if err != nil {
+	body := p.pos
+	members, l, err := p.members(t, &layout{union: union, align: 1})
+	if err != nil {
+		return err
+	}
+	if p.packed() {
+		// The attribute follows the body: lay the members out again.
+		end := p.pos
+		p.pos = body
+		if members, l, err = p.members(t, &layout{union: union, align: 1, packed: true}); err != nil {
 			return err
 		}
-		members = append(members, ms...)
+		p.pos = end
 	}
-	p.next()
 	size := (l.bits + 7) / 8
 	size = (size + l.align - 1) / l.align * l.align
 	switch t := t.(type) {
@@ -238,6 +240,51 @@ func (p *cParser) recordBody(t btf.Type) error {
 		t.Members, t.Size = members, uint32(size)
 	}
 	return nil
+}
+
+// members parses the members of a struct or union through its '}'.
+func (p *cParser) members(t btf.Type, l *layout) ([]btf.Member, *layout, error) {
+	var members []btf.Member
+	for p.peek() != "}" {
+		if p.peek() == "" {
+			return nil, nil, fmt.Errorf("C definition: unterminated %s", cName(t))
+		}
+		ms, err := p.memberLine(l)
+		if err != nil {
+			return nil, nil, err
+		}
+		members = append(members, ms...)
+	}
+	p.next()
+	return members, l, nil
+}
+
+// packed reads the __attribute__((...)) lists after a body and reports
+// whether one says packed; other attributes, such as aligned(1), change
+// nothing here.
+func (p *cParser) packed() bool {
+	packed := false
+	for p.peek() == "__attribute__" {
+		p.next()
+		depth := 0
+		for {
+			tok := p.next()
+			switch tok {
+			case "(":
+				depth++
+			case ")":
+				depth--
+			case "packed", "__packed__":
+				packed = true
+			case "":
+				return packed
+			}
+			if depth == 0 {
+				break
+			}
+		}
+	}
+	return packed
 }
 
 // memberLine parses `type declarator, declarator;`, or an anonymous
@@ -293,6 +340,9 @@ func place(l *layout, name string, t btf.Type, bitSize uint64) (btf.Member, erro
 		return btf.Member{}, fmt.Errorf("C definition: the size of %s: %v", name, err)
 	}
 	align := alignof(t)
+	if l.packed {
+		align = 1
+	}
 	l.align = max(l.align, uint64(align))
 	unit := uint64(size) * 8
 	m := btf.Member{Name: name, Type: t, BitfieldSize: btf.Bits(bitSize)}

@@ -281,6 +281,11 @@ func (p *parser) parseCDecl() *ast.CDecl {
 		}
 		p.next()
 	}
+	// GNU attributes, such as __attribute__((packed)), belong to it;
+	// the scanner reads each as one token.
+	for p.tok == token.IDENT && strings.HasPrefix(p.lit, "__attribute__") {
+		p.next()
+	}
 	p.got(token.SEMI)
 	at := p.from(start)
 	return &ast.CDecl{At: at, Text: string(p.file.Src[at.Sp.Start:at.Sp.End])}

@@ -359,6 +359,8 @@ func TestStatements(t *testing.T) {
 		"BEGIN\n{\n}\n\nEND\n{\n}",
 		"kprobe:a,\n  kprobe:b,\n  kprobe:c\n{ }",
 		"BEGIN { @x = 1 } END { clear(@x) }",
+		"struct a { int x; } __attribute__((packed)) BEGIN { }",
+		"struct a { int x; } /**/ __attribute__ /**/ ((packed)) __attribute__((aligned(1))) struct b { int y; } BEGIN { }",
 		"",
 		"// only a comment",
 	} {

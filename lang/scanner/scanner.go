@@ -60,6 +60,10 @@ func (s *Scanner) scan() (token.Kind, string, token.Span) {
 			case (word == "struct" || word == "union" || word == "enum") && s.looksLikeCDef(len(word)):
 				s.start = false
 				return s.scanNormal(begin, c)
+			case word == "__attribute__" && (s.prev == token.RBRACE || s.prev == token.IDENT):
+				// __attribute__((packed)) after a C definition's body,
+				// as one token, so that a probe may follow.
+				return s.scanAttribute(begin)
 			case word == "config" && s.byteAfterSpace(s.off+len(word)) == '=':
 				s.start = false
 				return s.scanNormal(begin, c)
@@ -148,6 +152,36 @@ func (s *Scanner) byteAfterSpace(off int) byte {
 		return s.src[off]
 	}
 	return 0
+}
+
+// scanAttribute reads `__attribute__ ((...))` through its last ')' as
+// one IDENT, with the comments inside.
+func (s *Scanner) scanAttribute(begin int) (token.Kind, string, token.Span) {
+	s.off += len("__attribute__")
+	depth := 0
+	for {
+		s.skipSpace()
+		if s.off >= len(s.src) {
+			s.errorf(begin, s.off, "unterminated __attribute__")
+			break
+		}
+		switch s.src[s.off] {
+		case '(':
+			depth++
+		case ')':
+			depth--
+		default:
+			if depth == 0 {
+				s.errorf(begin, s.off, "__attribute__ needs a parenthesised list")
+				return token.IDENT, string(s.src[begin:s.off]), s.span(begin)
+			}
+		}
+		s.off++
+		if depth == 0 {
+			break
+		}
+	}
+	return token.IDENT, string(s.src[begin:s.off]), s.span(begin)
 }
 
 // looksLikeCDef reports whether the struct, union or enum keyword of length
