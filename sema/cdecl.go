@@ -206,9 +206,9 @@ func (p *cParser) number() (int64, error) {
 // layout places a record's members as GCC does on x86_64.
 type layout struct {
 	union  bool
-	packed bool // __attribute__((packed)): no padding, byte aligned
-	bits  uint64 // the next free bit (struct) or the size (union)
-	align uint64 // bytes
+	packed bool   // __attribute__((packed)): no padding, byte aligned
+	bits   uint64 // the next free bit (struct) or the size (union)
+	align  uint64 // bytes
 }
 
 // recordBody parses `{ members }` into the struct or union t.
