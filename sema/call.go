@@ -179,6 +179,10 @@ func (c *checker) call(call *ast.Call) *Type {
 				c.errorf(args[1], "%s() takes either @m[key] or @m, key", call.Name)
 				return nil
 			}
+			if mi := c.info.Maps[m.Name]; f == FHasKey && mi != nil && mi.Key == nil && !mi.keyUnknown && mi.Value != nil {
+				c.errorf(call, "call to has_key() expects a map with explicit keys (non-scalar map)")
+				return nil
+			}
 			// delete(@m, k) is delete(@m[k]).
 			c.useMap(m, c.keyType(c.expr(args[1]), args[1]), args[1])
 		} else {
