@@ -110,8 +110,7 @@ func (g *gen) scalar(e ast.Expr) {
 			g.readScalar(e, t)
 			return
 		}
-		xt := g.typ(e.X)
-		at := int(g.constInt(e.I)) * xt.Elems[0].Size
+		at := int(g.constInt(e.I)) * t.Size
 		if f := g.prog.Args[asField(e.X)]; f != nil {
 			g.emit(asm.LoadMem(asm.R0, regCtx, int16(f.Offset+at), sizeOf(t.Size)))
 		} else {

@@ -35,6 +35,7 @@ func TestCurrentExpressions(t *testing.T) {
 		{"address of variables", `BEGIN { $a = 5; $p = &$a; $a = 7; $s = "str"; $q = (int8 *)&$s; printf("%d %c\n", *$p, *$q); exit(); }`, "7 s\n\n\n"},
 		{"delete value", `BEGIN { @a[1] = 1; @a[2] = 2; $x = delete(@a, 1); $y = delete(@a[3]); delete(@a, 4); printf("%d %d\n", $x, $y); exit(); }`, "1 0\n\n\n@a[2]: 2\n"},
 		{"packed structs", `struct foo { int x; char y; int z; } struct bar { int x; char y; int z; } __attribute__((packed)) struct baz { char a; long b; } /* c */ __attribute__ ((__packed__)) __attribute__((aligned(1))) BEGIN { printf("%d %d %d\n", sizeof(struct foo), sizeof(struct bar), sizeof(struct baz)); exit(); }`, "12 9 9\n\n\n"},
+		{"string index", `BEGIN { $p = "/abc"; if ($p[0] == "/"[0]) { printf("%c %d %d\n", $p[1], $p[4], sizeof($p[0])); } exit(); }`, "a 0 1\n\n\n"},
 		{"enum cast", `enum Foo { ONE = 1, TWO = 2, OTHER = 99999 }; BEGIN { $x = 100; printf("%d %s %s\n", ONE, (enum Foo)1, (enum Foo)$x); exit(); }`, "1 ONE 100\n\n\n"},
 		{"anonymous enum", `enum { FOO = 333, BAR }; BEGIN { $f = FOO; print($f); print((FOO, BAR)); @m[BAR] = FOO; exit(); }`, "FOO\n(FOO, BAR)\n\n\n@m[BAR]: FOO\n"},
 	}

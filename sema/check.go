@@ -993,6 +993,14 @@ func (c *checker) exprType(e ast.Expr) *Type {
 		if t.Kind == Pointer {
 			return c.deref(e, t)
 		}
+		if t.Kind == String {
+			// $s[i] is the i-th char of a string.
+			if i, ok := c.constInt(e.I); !ok || i < 0 || i >= int64(t.Size) {
+				c.errorf(e.I, "The index of a string of %d bytes must be a constant from 0 to %d", t.Size, t.Size-1)
+				return nil
+			}
+			return IntType(1, true)
+		}
 		if t.Kind != Array {
 			if t.Kind != Invalid {
 				c.errorf(e, "The [] operator can not be used on a value of type '%s'", t)

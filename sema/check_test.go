@@ -62,6 +62,7 @@ func TestCheckErrors(t *testing.T) {
 		{`BEGIN { @a = count(); $x = @a; }`, "The value of @a, a count() aggregation, can only be printed"},
 		{`BEGIN { unroll(0) { } }`, "unroll minimum value is 1"},
 		{`BEGIN { unroll(101) { } }`, "unroll maximum value is 100"},
+		{`BEGIN { $s = "ab"; $c = $s[3]; }`, "The index of a string of 3 bytes must be a constant from 0 to 2"},
 		{`BEGIN { @g = 2; if (has_key(@g, 2)) { } }`, "call to has_key() expects a map with explicit keys (non-scalar map)"},
 		{`BEGIN { @ = 0; $n = len(@); }`, "call to len() expects a map with explicit keys (non-scalar map)"},
 		{`BEGIN { $t = (1, 2); $t.5; }`, "Invalid tuple index: 5. Found 2 elements in tuple."},
