@@ -29,7 +29,6 @@ func TestArrayMapKinds(t *testing.T) {
 		{"{ @m = count(); } END { clear(@m); }", ebpf.PerCPUArray, 16, 1},
 		{"{ @m = sum(args->count); } END { zero(@m); print(@m); }", ebpf.PerCPUArray, 16, 1},
 		{"{ @m = count(); } END { delete(@m); }", ebpf.PerCPUHash, 8, 0},
-		{"{ @m = avg(args->count); } END { printf(\"%d\", len(@m)); }", ebpf.PerCPUHash, 16, 0},
 		{"{ @m[pid] = count(); }", ebpf.PerCPUHash, 8, 0},
 		{"{ @m[comm] = sum(args->count); }", ebpf.PerCPUHash, 8, 0},
 		{"{ @m[pid, comm] = min(args->count); }", ebpf.PerCPUHash, 16, 0},

@@ -104,8 +104,9 @@ func bucketCount(v *sema.Type) int {
 }
 
 // arrayMaps lists the key-less aggregations that can live in a per-CPU
-// array: those that no delete(), has_key(), len() or for loop names, as
-// an array's entries always exist and cannot be deleted. A hist or lhist
+// array: those that no delete() or for loop names, as an array's entries
+// always exist and cannot be deleted (has_key() and len() refuse maps
+// without keys). A hist or lhist
 // must not be zeroed either: it has no mark, so zeroed it would read as
 // a map never written, where a zeroed map still prints its name.
 func arrayMaps(info *sema.Info) map[string]bool {
@@ -125,7 +126,7 @@ func arrayMaps(info *sema.Info) map[string]bool {
 			case *ast.Call:
 				f := p.Funcs[n]
 				switch f {
-				case sema.FDelete, sema.FHasKey, sema.FLen, sema.FZero:
+				case sema.FDelete, sema.FZero:
 					for _, a := range n.Args {
 						m, ok := a.(*ast.Map)
 						if ok && (f != sema.FZero || isHist(info.Maps[m.Name].Value)) {
