@@ -2,6 +2,7 @@ package codegen
 
 import (
 	"github.com/cilium/ebpf/asm"
+	"slices"
 
 	"gtrace/lang/ast"
 	"gtrace/lang/builtin"
@@ -104,7 +105,7 @@ func (g *gen) scalar(e ast.Expr) {
 			g.extend(t)
 			return
 		}
-		g.emit(asm.LoadMem(asm.R0, regScratch, int16(off+xt.Offsets()[tupleIndex(e.Name)]), asm.DWord))
+		g.emit(asm.LoadMem(asm.R0, regScratch, int16(off+xt.Offsets()[xt.FieldIndex(e.Name)]), asm.DWord))
 	case *ast.Index:
 		if g.inKernel(e) {
 			g.readScalar(e, t)
@@ -179,14 +180,6 @@ func (g *gen) storePid(dst int) {
 func asField(e ast.Expr) *ast.Field {
 	f, _ := e.(*ast.Field)
 	return f
-}
-
-func tupleIndex(s string) int {
-	n := 0
-	for _, c := range s {
-		n = n*10 + int(c-'0')
-	}
-	return n
 }
 
 func sizeOf(n int) asm.Size {
@@ -515,7 +508,7 @@ func (g *gen) composite(e ast.Expr, dst int) int {
 			g.copyMem(regScratch, dst, regScratch, src+g.prog.Members[e].Offset, t.Size)
 			return dst
 		}
-		g.copyMem(regScratch, dst, regScratch, src+xt.Offsets()[tupleIndex(e.Name)], t.Size)
+		g.copyMem(regScratch, dst, regScratch, src+xt.Offsets()[xt.FieldIndex(e.Name)], t.Size)
 	case *ast.Ternary:
 		elseL, end := g.newLabel(), g.newLabel()
 		g.cond(e.Cond, elseL)
@@ -551,17 +544,23 @@ func (g *gen) into(e ast.Expr, t *sema.Type, dst int) {
 		g.emit(asm.StoreMem(regScratch, int16(dst), asm.R0, asm.DWord))
 		return
 	}
-	if et.Size == t.Size {
+	reordered := et.Names != nil && !slices.Equal(et.Names, t.Names)
+	if et.Size == t.Size && !reordered {
 		g.composite(e, dst)
 		return
 	}
-	// A smaller string or tuple: build it apart, then copy and pad.
+	// A smaller string or tuple, or a record with its fields in another
+	// order: build it apart, then copy and pad.
 	src := g.composite(e, -1)
 	if et.Kind == sema.Tuple {
 		offs, toffs := et.Offsets(), t.Offsets()
-		for i, el := range et.Elems {
-			g.zeroMem(regScratch, dst+toffs[i], t.Elems[i].Size)
-			g.copyMem(regScratch, dst+toffs[i], regScratch, src+offs[i], el.Size)
+		for i, tel := range t.Elems {
+			j := i
+			if reordered {
+				j = et.FieldIndex(t.Names[i])
+			}
+			g.zeroMem(regScratch, dst+toffs[i], tel.Size)
+			g.copyMem(regScratch, dst+toffs[i], regScratch, src+offs[j], et.Elems[j].Size)
 		}
 		return
 	}

@@ -1,9 +1,11 @@
 package runtime
 
 import (
+	"bytes"
 	"testing"
 
 	"gtrace/internal/testutils"
+	"gtrace/output"
 )
 
 // TestCurrentExpressions runs, on the kernel, the expressions of current
@@ -36,6 +38,10 @@ func TestCurrentExpressions(t *testing.T) {
 		{"delete value", `BEGIN { @a[1] = 1; @a[2] = 2; $x = delete(@a, 1); $y = delete(@a[3]); delete(@a, 4); printf("%d %d\n", $x, $y); exit(); }`, "1 0\n\n\n@a[2]: 2\n"},
 		{"packed structs", `struct foo { int x; char y; int z; } struct bar { int x; char y; int z; } __attribute__((packed)) struct baz { char a; long b; } /* c */ __attribute__ ((__packed__)) __attribute__((aligned(1))) BEGIN { printf("%d %d %d\n", sizeof(struct foo), sizeof(struct bar), sizeof(struct baz)); exit(); }`, "12 9 9\n\n\n"},
 		{"string index", `BEGIN { $p = "/abc"; if ($p[0] == "/"[0]) { printf("%c %d %d\n", $p[1], $p[4], sizeof($p[0])); } exit(); }`, "a 0 1\n\n\n"},
+		{"record fields", `BEGIN { $v = 99; $t = (a=0, b=1, c="str", d=(5, 6), e=$v); printf("%d %d %s %d %d %d\n", $t.a, $t.b, $t.c, $t.d.0, $t.d.1, $t.e); exit(); }`, "0 1 str 5 6 99\n\n\n"},
+		{"record print", `BEGIN { $v = (x=1, y=2); $t = (a=0, b=1, c="str", d=(5, 6), e=$v); print($t); print((z=1)); exit(); }`, "{ .a = 0, .b = 1, .c = str, .d = (5, 6), .e = { .x = 1, .y = 2 } }\n{ .z = 1 }\n\n\n"},
+		{"record order", `BEGIN { $a = (foo={ printf("hello"); 1 }, bar={ printf("world"); 2 }); $a = (bar={ printf("hello"); 1 }, foo={ printf("world\n"); 2 }); print($a); exit(); }`, "helloworldhelloworld\n{ .foo = 2, .bar = 1 }\n\n\n"},
+		{"records in maps", `BEGIN { @[(a=1, b="x")] = ("bye", (m=2, n=10)); @r = (x=1, y="a"); @r = (y="bcd", x=2); exit(); }`, "\n\n@[{ .a = 1, .b = x }]: (bye, { .m = 2, .n = 10 })\n@r: { .x = 2, .y = bcd }\n"},
 		{"enum cast", `enum Foo { ONE = 1, TWO = 2, OTHER = 99999 }; BEGIN { $x = 100; printf("%d %s %s\n", ONE, (enum Foo)1, (enum Foo)$x); exit(); }`, "1 ONE 100\n\n\n"},
 		{"anonymous enum", `enum { FOO = 333, BAR }; BEGIN { $f = FOO; print($f); print((FOO, BAR)); @m[BAR] = FOO; exit(); }`, "FOO\n(FOO, BAR)\n\n\n@m[BAR]: FOO\n"},
 	}
@@ -45,5 +51,19 @@ func TestCurrentExpressions(t *testing.T) {
 				t.Errorf("got\n%q\nwant\n%q", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestRecordJSON checks a record's JSON, an object in field order.
+func TestRecordJSON(t *testing.T) {
+	testutils.RequireRoot(t)
+	var stdout, stderr bytes.Buffer
+	src := `BEGIN { $v = (x=1, y=2); @a = (a=0, b=1, c="str", d=(5, 6), e=$v); exit(); }`
+	if _, err := Run(compile(t, src), &Options{Printer: output.NewJSON(&stdout), Stderr: &stderr, Quiet: true}); err != nil {
+		t.Fatalf("run: %v\n%s", err, stderr.String())
+	}
+	want := `{"type": "map", "data": {"@a": {"a": 0, "b": 1, "c": "str", "d": [5,6], "e": {"x": 1, "y": 2}}}}` + "\n"
+	if got := stdout.String(); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }

@@ -46,8 +46,8 @@ func (d *decoder) keyValues(l *codegen.MapLayout, k []byte) []output.Value {
 	switch {
 	case l.Key == nil:
 		return nil
-	case l.Key.Kind == sema.Tuple:
-		// @m[a, b] prints its parts as a list.
+	case l.Key.Kind == sema.Tuple && l.Key.Names == nil:
+		// @m[a, b] prints its parts as a list; a record key prints whole.
 		offs := l.Key.Offsets()
 		vals := make([]output.Value, len(l.Key.Elems))
 		for i, et := range l.Key.Elems {

@@ -63,6 +63,13 @@ func (d *decoder) value(t *sema.Type, b []byte) output.Value {
 		for i, et := range t.Elems {
 			elems[i] = d.value(et, b[offs[i]:])
 		}
+		if t.Names != nil {
+			fields := make([]output.Field, len(elems))
+			for i, v := range elems {
+				fields[i] = output.Field{Name: t.Names[i], Value: v}
+			}
+			return output.Record(fields...)
+		}
 		return output.Tuple(elems...)
 	case sema.Ksym:
 		addr := le(b, 8)

@@ -555,11 +555,15 @@ func widen(a, b *Type) *Type {
 		elems := make([]*Type, len(a.Elems))
 		changed := false
 		for i := range elems {
-			elems[i] = widen(a.Elems[i], b.Elems[i])
+			bi := i
+			if a.Names != nil { // a record's fields match by name
+				bi = b.FieldIndex(a.Names[i])
+			}
+			elems[i] = widen(a.Elems[i], b.Elems[bi])
 			changed = changed || elems[i] != a.Elems[i]
 		}
 		if changed {
-			return TupleType(elems)
+			return RecordType(a.Names, elems)
 		}
 	}
 	return a
@@ -967,6 +971,15 @@ func (c *checker) exprType(e ast.Expr) *Type {
 			}
 			elems[i] = t
 		}
+		if e.Names != nil {
+			for i, n := range e.Names {
+				if slices.Index(e.Names, n) < i {
+					c.errorf(e.Elems[i], "Record has a duplicate field: %s", n)
+					return nil
+				}
+			}
+			return RecordType(e.Names, elems)
+		}
 		return TupleType(elems)
 	case *ast.Cast:
 		t := c.typeExpr(e.Type)
@@ -1129,8 +1142,12 @@ func (c *checker) field(e *ast.Field) *Type {
 		return c.recordField(e, t)
 	}
 	if t.Kind == Tuple {
-		i, err := strconv.Atoi(e.Name)
-		if err != nil || i < 0 || i >= len(t.Elems) {
+		i := t.FieldIndex(e.Name)
+		switch {
+		case i < 0 && t.Names != nil:
+			c.errorf(e, "Record has no field named '%s'", e.Name)
+			return nil
+		case i < 0:
 			c.errorf(e, "Invalid tuple index: %s. Found %d elements in tuple.", e.Name, len(t.Elems))
 			return nil
 		}

@@ -2,6 +2,8 @@ package sema
 
 import (
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/cilium/ebpf/btf"
@@ -72,6 +74,9 @@ type Type struct {
 	Trim              bool     // a KStack that starts with tracing frames
 	// Enum is an Int's enum: printing shows its values by name.
 	Enum *btf.Enum
+	// Names are a record's field names, one per element; a record is a
+	// Tuple whose elements have names.
+	Names []string
 }
 
 // Common types.
@@ -124,6 +129,26 @@ func TupleType(elems []*Type) *Type {
 	return t
 }
 
+// RecordType lays out a record: a tuple of named elements.
+func RecordType(names []string, elems []*Type) *Type {
+	t := TupleType(elems)
+	t.Names = names
+	return t
+}
+
+// FieldIndex returns the element of a tuple named by a field access:
+// the decimal index of $t.0, or a record's field name; -1 if none.
+func (t *Type) FieldIndex(name string) int {
+	if t.Names != nil {
+		return slices.Index(t.Names, name)
+	}
+	i, err := strconv.Atoi(name)
+	if err != nil || i < 0 || i >= len(t.Elems) {
+		return -1
+	}
+	return i
+}
+
 // Offsets returns the byte offset of each tuple element.
 func (t *Type) Offsets() []int {
 	offs := make([]int, len(t.Elems))
@@ -155,8 +180,19 @@ func Equal(a, b *Type) bool {
 	case Int:
 		return true
 	case Tuple:
-		if len(a.Elems) != len(b.Elems) {
+		if len(a.Elems) != len(b.Elems) || (a.Names == nil) != (b.Names == nil) {
 			return false
+		}
+		if a.Names != nil {
+			// Records with the same fields in another order are equal:
+			// a value converts field by field.
+			for i, n := range a.Names {
+				j := b.FieldIndex(n)
+				if j < 0 || !Equal(a.Elems[i], b.Elems[j]) {
+					return false
+				}
+			}
+			return true
 		}
 		for i := range a.Elems {
 			if !Equal(a.Elems[i], b.Elems[i]) {
@@ -193,6 +229,9 @@ func (t *Type) String() string {
 		parts := make([]string, len(t.Elems))
 		for i, e := range t.Elems {
 			parts[i] = e.String()
+			if t.Names != nil {
+				parts[i] = t.Names[i] + "=" + parts[i]
+			}
 		}
 		return "(" + strings.Join(parts, ",") + ")"
 	case KStack:

@@ -264,10 +264,12 @@ type Index struct {
 	X, I Expr
 }
 
-// Tuple is `(a, b, ...)` with at least two elements.
+// Tuple is `(a, b, ...)` with at least two elements, or a record
+// `(x = a, y = b)` of one or more, whose field names Names holds.
 type Tuple struct {
 	At
 	Elems []Expr
+	Names []string
 }
 
 // Cast is `(type)X`.

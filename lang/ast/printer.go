@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -599,6 +600,9 @@ func (p *printer) value(x Expr, w uint) *layout {
 		}
 		return newLayout().add(base, 0).text("[").add(idx, 0).text("]")
 	case *Tuple:
+		if x.Names != nil {
+			return p.record(x, w)
+		}
 		if len(x.Elems) == 1 {
 			return p.expr(x.Elems[0], w-3, false).text(",")
 		}
@@ -890,7 +894,7 @@ func equal(a, b Expr) bool {
 		return ok && equal(a.X, b.X) && equal(a.I, b.I)
 	case *Tuple:
 		b, ok := b.(*Tuple)
-		return ok && equalList(a.Elems, b.Elems)
+		return ok && equalList(a.Elems, b.Elems) && slices.Equal(a.Names, b.Names)
 	case *Cast:
 		b, ok := b.(*Cast)
 		return ok && equalType(a.Type, b.Type) && equal(a.X, b.X)
@@ -959,4 +963,16 @@ func escape(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// record prints (x = a, y = b) on one line.
+func (p *printer) record(x *Tuple, w uint) *layout {
+	out := textLayout("(")
+	for i, e := range x.Elems {
+		if i > 0 {
+			out.text(", ")
+		}
+		out.text(x.Names[i]+" = ").add(p.expr(e, w, true), 0)
+	}
+	return out.text(")")
 }

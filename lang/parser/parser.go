@@ -762,6 +762,9 @@ func (p *parser) parsePositional() ast.Expr {
 // parseParen parses what starts with '(': a cast, a tuple or a grouping.
 func (p *parser) parseParen() ast.Expr {
 	start := p.expect(token.LPAREN).Start
+	if p.tok == token.IDENT && p.peek() == token.ASSIGN {
+		return p.parseRecord(start)
+	}
 	if x := p.tryCast(start); x != nil {
 		return x
 	}
@@ -775,6 +778,29 @@ func (p *parser) parseParen() ast.Expr {
 	p.next()
 	elems := append([]ast.Expr{x}, p.parseList(token.RPAREN, ")")...)
 	return &ast.Tuple{At: p.from(start), Elems: elems}
+}
+
+// parseRecord parses the fields of a record, `name = expr, ...)`, after
+// its '('.
+func (p *parser) parseRecord(start token.Pos) ast.Expr {
+	r := &ast.Tuple{Names: []string{}}
+	for {
+		if p.tok != token.IDENT {
+			p.unexpected("field name")
+		}
+		r.Names = append(r.Names, p.lit)
+		p.next()
+		p.expect(token.ASSIGN, "=")
+		r.Elems = append(r.Elems, p.parseExpr())
+		if p.got(token.RPAREN) {
+			break
+		}
+		if !p.got(token.COMMA) {
+			p.unexpected(")", `","`)
+		}
+	}
+	r.At = p.from(start)
+	return r
 }
 
 // tryCast parses `type) expr` after a '(' if the tokens look like a cast,

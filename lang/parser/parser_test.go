@@ -81,6 +81,13 @@ func paren(x ast.Expr) string {
 	case *ast.Index:
 		return paren(x.X) + "[" + paren(x.I) + "]"
 	case *ast.Tuple:
+		if x.Names != nil {
+			fields := make([]string, len(x.Elems))
+			for i, e := range x.Elems {
+				fields[i] = x.Names[i] + " = " + paren(e)
+			}
+			return "(" + strings.Join(fields, ", ") + ")"
+		}
 		return "(" + list(x.Elems) + ",)"
 	case *ast.Cast:
 		return "((" + typeString(x.Type) + ")" + paren(x.X) + ")"
@@ -172,6 +179,8 @@ func TestExpressions(t *testing.T) {
 		{"(typeof(uint8) *)0", "((typeof(type uint8) *)0)"},
 		{"sizeof(typeof(struct Foo))", "sizeof(type typeof(type struct Foo))"},
 		{"sizeof(typeof($a[2]))", "sizeof(type typeof($a[2]))"},
+		{"(a = 1, b = (c = \"s\"), d = (1, 2))", "(a = 1, b = (c = \"s\"), d = (1, 2,))"},
+		{"(a=1).a", "(a = 1).a"},
 		{"f(typeof(uint8 *), typeof($x))", "f(type typeof(type uint8 *), type typeof($x))"},
 	}
 	for _, tt := range tests {
