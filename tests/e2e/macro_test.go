@@ -15,13 +15,13 @@ import (
 func TestMacroErrors(t *testing.T) {
 	tests := []struct{ name, script, want string }{
 		{"expanded from",
-			`macro set($x) { $x = 1; $x } BEGIN { $a = "string"; set($a); }`,
+			`macro set($x) { $x = 1; } BEGIN { $a = "string"; set($a); }`,
 			"stdin:1:17-23: ERROR: Type mismatch for $a: trying to assign value of type 'int64' when variable already contains a value of type 'string[7]'\n" +
-				`macro set($x) { $x = 1; $x } BEGIN { $a = "string"; set($a); }` + "\n" +
+				`macro set($x) { $x = 1; } BEGIN { $a = "string"; set($a); }` + "\n" +
 				"                ~~~~~~\n" +
-				"stdin:1:53-60: ERROR: expanded from\n" +
-				`macro set($x) { $x = 1; $x } BEGIN { $a = "string"; set($a); }` + "\n" +
-				"                                                    ~~~~~~~\n"},
+				"stdin:1:50-57: ERROR: expanded from\n" +
+				`macro set($x) { $x = 1; } BEGIN { $a = "string"; set($a); }` + "\n" +
+				"                                                 ~~~~~~~\n"},
 		{"closest definition",
 			`macro set($x) { $x } BEGIN { set(1, 2); }`,
 			"stdin:1:30-39: ERROR: Call to set() has arguments that do not match any definition.\n" +
