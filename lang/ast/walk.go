@@ -57,6 +57,9 @@ func children(n Node) []Node {
 		for _, p := range n.Probes {
 			add(p)
 		}
+		for _, d := range n.MapDecls {
+			add(d)
+		}
 	case *ConfigEntry:
 		add(n.Value)
 	case *Probe:

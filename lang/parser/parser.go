@@ -250,6 +250,8 @@ func (p *parser) parseTopLevel(prog *ast.Program) {
 		}
 	case token.PROBE:
 		prog.Probes = append(prog.Probes, p.parseProbe())
+	case token.LET:
+		prog.MapDecls = append(prog.MapDecls, p.parseMapDecl())
 	default:
 		p.unexpected()
 	}
