@@ -97,6 +97,7 @@ func Check(prog *ast.Program, opts *Options) (*Info, diag.List) {
 		c.opts.Traceable = traceable
 	}
 	c.declareCTypes(prog)
+	c.declareMaps(prog)
 	c.expand(prog)
 	if c.errs.HasErrors() {
 		return nil, c.sorted()
@@ -107,6 +108,7 @@ func Check(prog *ast.Program, opts *Options) (*Info, diag.List) {
 	c.checkProgs()
 	c.quiet = false
 	c.checkProgs()
+	c.applyDecls(prog)
 	for name, m := range c.info.Maps {
 		if m.Value == nil && !c.badMaps[name] {
 			c.errorAt(m.Span, "Undefined map: %s", name)
@@ -127,6 +129,7 @@ type checker struct {
 	quiet bool
 	// badMaps holds maps assigned a value that already had an error.
 	badMaps map[string]bool
+	decls   map[string]*ast.MapDecl // declared maps by name
 
 	prog   *Prog
 	scopes []map[string]*Variable
@@ -537,6 +540,7 @@ func (c *checker) mapAssign(m *ast.Map, t *Type, s *ast.AssignStmt, reported boo
 		c.errorf(s, "Can not assign a value of type '%s' to %s", t, m.Name)
 		return
 	}
+	c.checkDeclared(m, t)
 	switch {
 	case mi.Value == nil:
 		mi.Value = t
@@ -779,6 +783,7 @@ func (c *checker) exprType(e ast.Expr) *Type {
 				mi.Span = x.Span()
 			}
 			c.wantInt(x, mi.Value)
+			c.checkDeclared(x, mi.Value)
 			c.prog.Types[x] = mi.Value
 			return mi.Value
 		}
