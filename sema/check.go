@@ -458,7 +458,7 @@ func (c *checker) assign(s *ast.AssignStmt) {
 	switch l := s.LHS.(type) {
 	case *ast.Map:
 		if s.Op != token.ASSIGN {
-			rt = Int64
+			rt = flexInt64 // the map keeps its sign
 		}
 		c.mapAssign(l, rt, s, len(c.errs) > n)
 	case *ast.Var:
@@ -501,11 +501,13 @@ func (c *checker) assignable(to, from *Type) bool {
 }
 
 // widen returns the type that holds values of both a and b: the larger
-// string, or the larger elements of a tuple.
+// string, the promoted integer, or the wider elements of a tuple.
 func widen(a, b *Type) *Type {
 	switch {
 	case a.Kind == b.Kind && (a.Kind == String || a.Kind == Buffer) && b.Size > a.Size:
 		return b
+	case a.Kind == Int && b.Kind == Int:
+		return promoteInt(a, b)
 	case a.Kind == Tuple && b.Kind == Tuple && len(a.Elems) == len(b.Elems):
 		elems := make([]*Type, len(a.Elems))
 		changed := false
@@ -614,7 +616,7 @@ func (c *checker) wholeMap(m *ast.Map) *MapInfo {
 func (c *checker) keyType(t *Type, e ast.Expr) *Type {
 	switch t.Kind {
 	case Int:
-		return IntType(8, t.Signed)
+		return &Type{Kind: Int, Size: 8, Signed: t.Signed, Flex: t.Flex}
 	case Bool:
 		return BoolT
 	case String, Tuple, KStack, UStack, Ksym, Usym, Timestamp, Buffer, Inet, Array, Pointer, Record, Invalid:
@@ -708,7 +710,7 @@ func (c *checker) exprType(e ast.Expr) *Type {
 		if e.Value > math.MaxInt64 {
 			return Uint64
 		}
-		return Int64
+		return flexInt64
 	case *ast.StrLit:
 		return StringType(len(e.Value) + 1)
 	case *ast.BoolLit:

@@ -18,7 +18,7 @@ func isCompositeName(name string) bool {
 func (c *checker) sizeof(e *ast.Sizeof) *Type {
 	switch {
 	case e.X != nil:
-		c.prog.Consts[e] = int64(c.expr(e.X).Size)
+		c.prog.Consts[e] = c.sizeofExpr(e.X)
 	case e.Type.Ptr == 0 && e.Type.Len == 0 && isCompositeName(e.Type.Name):
 		t, err := c.lookupType(e.Type.Name)
 		if err != nil {
@@ -32,7 +32,7 @@ func (c *checker) sizeof(e *ast.Sizeof) *Type {
 		}
 		c.prog.Consts[e] = int64(size)
 	default:
-		c.prog.Consts[e] = int64(c.typeExpr(e.Type).Size)
+		c.prog.Consts[e] = sizeofType(c.typeExpr(e.Type))
 	}
 	return Uint64
 }

@@ -70,6 +70,9 @@ type Type struct {
 	Len               int      // an Array's element count; a stack's frame limit
 	BTF               btf.Type // a Pointer's target, a Record's type
 	Trim              bool     // a KStack that starts with tracing frames
+	// Flex marks a non-negative integer literal, whose sign follows that
+	// of the integers it is mixed with (see promoteInt).
+	Flex bool
 }
 
 // Common types.
