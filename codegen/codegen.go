@@ -101,6 +101,7 @@ func Compile(info *sema.Info, opts *Options) (*Output, error) {
 		case l.PerCPU:
 			spec.Type = ebpf.PerCPUHash
 		}
+		declaredSpec(spec, mi)
 		out.Spec.Maps[l.BPFName] = spec
 	}
 	maps := out.Spec.Maps

@@ -3,6 +3,8 @@ package codegen
 import (
 	"unsafe"
 
+	"github.com/cilium/ebpf"
+
 	"gtrace/lang/ast"
 	"gtrace/sema"
 )
@@ -104,15 +106,16 @@ func bucketCount(v *sema.Type) int {
 }
 
 // arrayMaps lists the key-less aggregations that can live in a per-CPU
-// array: those that no delete() or for loop names, as an array's entries
-// always exist and cannot be deleted (has_key() and len() refuse maps
-// without keys). A hist or lhist
+// array: those not declared with a map type of their own, and that no
+// delete() or for loop names, as an array's entries always exist and
+// cannot be deleted (has_key() and len() refuse maps without keys). A
+// hist or lhist
 // must not be zeroed either: it has no mark, so zeroed it would read as
 // a map never written, where a zeroed map still prints its name.
 func arrayMaps(info *sema.Info) map[string]bool {
 	out := map[string]bool{}
 	for name, mi := range info.Maps {
-		if mi.Key == nil && mi.Value.Kind == sema.Agg {
+		if mi.Key == nil && mi.Value.Kind == sema.Agg && mi.Kind == "" {
 			out[name] = true
 		}
 	}
@@ -142,3 +145,21 @@ func arrayMaps(info *sema.Info) map[string]bool {
 }
 
 func align8(n int) int { return (n + 7) &^ 7 }
+
+// declaredMapTypes are the BPF map types of the kinds a map declaration
+// names.
+var declaredMapTypes = map[string]ebpf.MapType{
+	sema.KindHash:          ebpf.Hash,
+	sema.KindLRUHash:       ebpf.LRUHash,
+	sema.KindPerCPUHash:    ebpf.PerCPUHash,
+	sema.KindPerCPULRUHash: ebpf.LRUCPUHash,
+}
+
+// declaredSpec gives a declared map the type and size of its
+// declaration.
+func declaredSpec(spec *ebpf.MapSpec, mi *sema.MapInfo) {
+	if mi.Kind == "" {
+		return
+	}
+	spec.Type, spec.MaxEntries = declaredMapTypes[mi.Kind], uint32(mi.MaxEntries)
+}

@@ -186,10 +186,10 @@ func Run(out *codegen.Output, opts *Options) (code int, err error) {
 	if err := r.drain(); err != nil {
 		return 1, err
 	}
-	if !r.exit && !r.stopping.Load() {
-		if opts.Attached != nil {
-			opts.Attached()
-		}
+	if !r.exit && !r.stopping.Load() && opts.Attached != nil {
+		opts.Attached()
+	}
+	if !r.exit && !r.stopping.Load() && r.waitsForEvents(selfProgs) {
 		stopWatch := r.watchMappings()
 		stopSelf := r.runOnSignals(selfSigs, selfProgs)
 		err := r.loop()
@@ -513,6 +513,14 @@ func (r *run) attachesProbes() bool {
 		}
 	}
 	return false
+}
+
+// waitsForEvents reports whether the script has probes that fire after
+// BEGIN: any attached probe, interval and profile included, or a
+// self:signal probe. A script of BEGIN and END only ends after BEGIN,
+// as in bpftrace.
+func (r *run) waitsForEvents(self map[os.Signal][]*codegen.Program) bool {
+	return r.attachesProbes() || len(self) > 0
 }
 
 // fillNames writes a multi-kprobe's probe and func names by cookie.

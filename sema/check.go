@@ -97,6 +97,7 @@ func Check(prog *ast.Program, opts *Options) (*Info, diag.List) {
 		c.opts.Traceable = traceable
 	}
 	c.declareCTypes(prog)
+	c.declareMaps(prog)
 	c.expand(prog)
 	if c.errs.HasErrors() {
 		return nil, c.sorted()
@@ -107,6 +108,7 @@ func Check(prog *ast.Program, opts *Options) (*Info, diag.List) {
 	c.checkProgs()
 	c.quiet = false
 	c.checkProgs()
+	c.applyDecls(prog)
 	for name, m := range c.info.Maps {
 		if m.Value == nil && !c.badMaps[name] {
 			c.errorAt(m.Span, "Undefined map: %s", name)
@@ -127,6 +129,7 @@ type checker struct {
 	quiet bool
 	// badMaps holds maps assigned a value that already had an error.
 	badMaps map[string]bool
+	decls   map[string]*ast.MapDecl // declared maps by name
 
 	prog   *Prog
 	scopes []map[string]*Variable
@@ -485,7 +488,7 @@ func (c *checker) assign(s *ast.AssignStmt) {
 	switch l := s.LHS.(type) {
 	case *ast.Map:
 		if s.Op != token.ASSIGN {
-			rt = Int64
+			rt = flexInt64 // the map keeps its sign
 			if mi := c.info.Maps[l.Name]; mi != nil && mi.Value != nil && mi.Value.Kind == Pointer {
 				c.pointerStep(s)
 				rt = mi.Value
@@ -546,11 +549,13 @@ func (c *checker) assignable(to, from *Type) bool {
 }
 
 // widen returns the type that holds values of both a and b: the larger
-// string, or the larger elements of a tuple.
+// string, the promoted integer, or the wider elements of a tuple.
 func widen(a, b *Type) *Type {
 	switch {
 	case a.Kind == b.Kind && (a.Kind == String || a.Kind == Buffer) && b.Size > a.Size:
 		return b
+	case a.Kind == Int && b.Kind == Int:
+		return promoteInt(a, b)
 	case a.Kind == Tuple && b.Kind == Tuple && len(a.Elems) == len(b.Elems):
 		elems := make([]*Type, len(a.Elems))
 		changed := false
@@ -589,6 +594,7 @@ func (c *checker) mapAssign(m *ast.Map, t *Type, s *ast.AssignStmt, reported boo
 		c.errorf(s, "Can not assign a value of type '%s' to %s", t, m.Name)
 		return
 	}
+	c.checkDeclared(m, t)
 	switch {
 	case mi.Value == nil:
 		mi.Value = t
@@ -665,7 +671,7 @@ func (c *checker) keyType(t *Type, e ast.Expr) *Type {
 		if t.Enum != nil {
 			return t // 8 bytes already, printed by name
 		}
-		return IntType(8, t.Signed)
+		return &Type{Kind: Int, Size: 8, Signed: t.Signed, Flex: t.Flex}
 	case Bool:
 		return BoolT
 	case String, Tuple, KStack, UStack, Ksym, Usym, Timestamp, Buffer, Inet, Array, Pointer, Record, Invalid:
@@ -859,7 +865,7 @@ func (c *checker) exprType(e ast.Expr) *Type {
 		if e.Value > math.MaxInt64 {
 			return Uint64
 		}
-		return Int64
+		return flexInt64
 	case *ast.StrLit:
 		return StringType(len(e.Value) + 1)
 	case *ast.BoolLit:
@@ -934,6 +940,7 @@ func (c *checker) exprType(e ast.Expr) *Type {
 				mi.Span = x.Span()
 			}
 			c.wantInt(x, mi.Value)
+			c.checkDeclared(x, mi.Value)
 			c.prog.Types[x] = mi.Value
 			return mi.Value
 		}

@@ -42,6 +42,11 @@ type MapInfo struct {
 	Value *Type
 	// Where the map was first assigned.
 	Span token.Span
+	// Kind and MaxEntries are those of the map's declaration, `let @a =
+	// lruhash(100);`: a Kind* name and its size. Kind is empty for a map
+	// not declared.
+	Kind       string
+	MaxEntries int
 	// keyUnknown is set while the map has only been named as a whole.
 	keyUnknown bool
 }

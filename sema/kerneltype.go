@@ -29,7 +29,7 @@ func (c *checker) sizeof(e *ast.Sizeof) *Type {
 			x, te = nil, &arr
 		}
 	}
-	if id, ok := x.(*ast.Ident); ok && lookupBuiltin(id.Name) == builtin.None {
+	if id, ok := x.(*ast.Ident); ok && lookupBuiltin(id.Name) == builtin.None && intTypedefs[id.Name] == 0 {
 		if _, enum := c.enumValue(id.Name); !enum {
 			// sizeof(pid_t): a name that is no value is a type.
 			x, te = nil, &ast.TypeExpr{At: id.At, Name: id.Name}
@@ -37,7 +37,7 @@ func (c *checker) sizeof(e *ast.Sizeof) *Type {
 	}
 	switch {
 	case x != nil:
-		c.prog.Consts[e] = int64(c.expr(x).Size)
+		c.prog.Consts[e] = c.sizeofExpr(x)
 	case te.Ptr == 0 && te.Len == 0 && isCompositeName(te.Name):
 		t, err := c.lookupType(te.Name)
 		if err != nil {
@@ -51,7 +51,7 @@ func (c *checker) sizeof(e *ast.Sizeof) *Type {
 		}
 		c.prog.Consts[e] = int64(size)
 	default:
-		c.prog.Consts[e] = int64(c.sizedType(te).Size)
+		c.prog.Consts[e] = sizeofType(c.sizedType(te))
 	}
 	return Uint64
 }

@@ -77,6 +77,9 @@ type Type struct {
 	// Names are a record's field names, one per element; a record is a
 	// Tuple whose elements have names.
 	Names []string
+	// Flex marks a non-negative integer literal, whose sign follows that
+	// of the integers it is mixed with (see promoteInt).
+	Flex bool
 }
 
 // Common types.

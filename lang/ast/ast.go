@@ -38,6 +38,17 @@ type Program struct {
 	// Macros are the `macro name(...) { ... }` definitions, which
 	// lang/macro expands into their calls and then drops.
 	Macros []*Macro
+	// MapDecls are the top-level `let @a = hash(N);` declarations.
+	MapDecls []*MapDecl
+}
+
+// MapDecl declares a map's BPF map type and its size: `let @a =
+// lruhash(100);`. Kind is the type's name as written.
+type MapDecl struct {
+	At
+	Map        *Map
+	Kind       string
+	MaxEntries uint64
 }
 
 // CDecl is one top-level piece of C: a preprocessor line or a struct,

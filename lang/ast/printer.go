@@ -137,7 +137,7 @@ type printer struct {
 // topLevel is a top-level item with where it starts in the source.
 type topLevel struct {
 	pos  token.Pos
-	node any // *CDecl, []*ConfigEntry or *Probe
+	node any // *CDecl, []*ConfigEntry, *Probe or *MapDecl
 }
 
 func (p *printer) program(prog *Program) *layout {
@@ -155,6 +155,9 @@ func (p *printer) program(prog *Program) *layout {
 	}
 	for _, pr := range prog.Probes {
 		items = append(items, topLevel{pr.Sp.Start, pr})
+	}
+	for _, d := range prog.MapDecls {
+		items = append(items, topLevel{d.Sp.Start, d})
 	}
 	// bpftrace prints in source order; nodes made without a place in the
 	// source keep the order of the tree.
@@ -174,6 +177,8 @@ func (p *printer) program(prog *Program) *layout {
 			l = p.config(n)
 		case *Probe:
 			l = p.probe(n, maxWidth)
+		case *MapDecl:
+			l = textLayout(fmt.Sprintf("let %s = %s(%d);", n.Map.Name, n.Kind, n.MaxEntries))
 		}
 		out.add(l.lineBreak(), 0)
 	}

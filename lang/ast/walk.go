@@ -62,6 +62,9 @@ func children(n Node) []Node {
 		for _, m := range n.Macros {
 			add(m)
 		}
+		for _, d := range n.MapDecls {
+			add(d)
+		}
 	case *ConfigEntry:
 		add(n.Value)
 	case *Probe:

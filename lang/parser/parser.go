@@ -252,6 +252,8 @@ func (p *parser) parseTopLevel(prog *ast.Program) {
 		prog.Probes = append(prog.Probes, p.parseProbe())
 	case token.MACRO:
 		prog.Macros = append(prog.Macros, p.parseMacro())
+	case token.LET:
+		prog.MapDecls = append(prog.MapDecls, p.parseMapDecl())
 	default:
 		p.unexpected()
 	}

@@ -19,6 +19,7 @@ type Scanner struct {
 	depth int        // brace nesting
 	start bool       // at depth 0, the next token may begin a probe
 	prev  token.Kind // the kind of the last token returned
+	decl  bool       // in a top-level map declaration
 }
 
 // Init prepares s to scan f from the beginning, reporting problems to errs.
@@ -70,6 +71,11 @@ func (s *Scanner) scan() (token.Kind, string, token.Span) {
 			case word == "macro" && isLetter(s.byteAfterSpace(s.off+len(word))):
 				// A macro definition, `macro name(args) { ... }`.
 				s.start = false
+				return s.scanNormal(begin, c)
+			case word == "let" && s.byteAfterSpace(s.off+len(word)) == '@':
+				// A map declaration, `let @a = hash(10);`: its
+				// closing parenthesis ends it.
+				s.start, s.decl = false, true
 				return s.scanNormal(begin, c)
 			}
 			return s.scanProbe(begin)
@@ -289,6 +295,10 @@ func (s *Scanner) scanNormal(begin int, c byte) (token.Kind, string, token.Span)
 			s.depth--
 		}
 		s.start = s.depth == 0
+	case token.RPAREN:
+		if s.decl && s.depth == 0 {
+			s.start, s.decl = true, false
+		}
 	case token.COMMA:
 		// Attach points may be listed over several lines.
 		s.start = s.depth == 0 && s.prev == token.PROBE
