@@ -42,6 +42,8 @@ func TestCurrentExpressions(t *testing.T) {
 		{"record print", `BEGIN { $v = (x=1, y=2); $t = (a=0, b=1, c="str", d=(5, 6), e=$v); print($t); print((z=1)); exit(); }`, "{ .a = 0, .b = 1, .c = str, .d = (5, 6), .e = { .x = 1, .y = 2 } }\n{ .z = 1 }\n\n\n"},
 		{"record order", `BEGIN { $a = (foo={ printf("hello"); 1 }, bar={ printf("world"); 2 }); $a = (bar={ printf("hello"); 1 }, foo={ printf("world\n"); 2 }); print($a); exit(); }`, "helloworldhelloworld\n{ .foo = 2, .bar = 1 }\n\n\n"},
 		{"records in maps", `BEGIN { @[(a=1, b="x")] = ("bye", (m=2, n=10)); @r = (x=1, y="a"); @r = (y="bcd", x=2); exit(); }`, "\n\n@[{ .a = 1, .b = x }]: (bye, { .m = 2, .n = 10 })\n@r: { .x = 2, .y = bcd }\n"},
+		{"variable widened later", `BEGIN { $a = ("hi", 1); print($a); $a = ("hellolongstr", 2); print($a); $b = (1, ("hi", 1)); $b = (2, ("hello", 3)); print($b); exit(); }`, "(hi, 1)\n(hellolongstr, 2)\n(2, (hello, 3))\n\n\n"},
+		{"variable declared before assigned", `BEGIN { let $a; if ($a) { $a = 1; } @b = $a; exit(); }`, "\n\n@b: 0\n"},
 		{"enum cast", `enum Foo { ONE = 1, TWO = 2, OTHER = 99999 }; BEGIN { $x = 100; printf("%d %s %s\n", ONE, (enum Foo)1, (enum Foo)$x); exit(); }`, "1 ONE 100\n\n\n"},
 		{"anonymous enum", `enum { FOO = 333, BAR }; BEGIN { $f = FOO; print($f); print((FOO, BAR)); @m[BAR] = FOO; exit(); }`, "FOO\n(FOO, BAR)\n\n\n@m[BAR]: FOO\n"},
 	}

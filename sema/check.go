@@ -106,6 +106,10 @@ func Check(prog *ast.Program, opts *Options) (*Info, diag.List) {
 	// first pass learns them and a second one checks every use.
 	c.quiet = true
 	c.checkProgs()
+	c.varTypes = map[varDecl]*Type{}
+	for decl, v := range c.declared {
+		c.varTypes[decl] = v.Type
+	}
 	c.quiet = false
 	c.checkProgs()
 	c.applyDecls(prog)
@@ -123,6 +127,10 @@ func Check(prog *ast.Program, opts *Options) (*Info, diag.List) {
 }
 
 type checker struct {
+	// declared holds each variable by its declaration, and varTypes
+	// their types at the end of the first pass.
+	declared map[varDecl]*Variable
+	varTypes map[varDecl]*Type
 	opts  *Options
 	info  *Info
 	errs  diag.List
@@ -346,10 +354,34 @@ func (c *checker) lookupVar(name string) *Variable {
 }
 
 func (c *checker) declare(v *ast.Var, t *Type) *Variable {
-	nv := &Variable{Name: v.Name, Type: t}
+	nv := c.newVariable(v, t)
 	c.scopes[len(c.scopes)-1][v.Name] = nv
-	c.prog.Vars[v] = nv
 	return nv
+}
+
+// newVariable makes the variable that v declares. In the second pass it
+// starts with the type the first pass ended with: a variable later given
+// a longer string or a wider tuple, or only declared before its first
+// assignment, has one type at every use.
+func (c *checker) newVariable(v *ast.Var, t *Type) *Variable {
+	decl := varDecl{c.prog, v}
+	if wide := c.varTypes[decl]; wide != nil && !c.quiet {
+		t = wide
+	}
+	nv := &Variable{Name: v.Name, Type: t}
+	c.prog.Vars[v] = nv
+	if c.declared == nil {
+		c.declared = map[varDecl]*Variable{}
+	}
+	c.declared[decl] = nv
+	return nv
+}
+
+// varDecl is a variable's declaration in one program: the programs of a
+// probe with several attach points share its nodes.
+type varDecl struct {
+	prog *Prog
+	node *ast.Var
 }
 
 // declareImplicit declares a variable first met in an assignment. Only
@@ -357,9 +389,8 @@ func (c *checker) declare(v *ast.Var, t *Type) *Variable {
 // variable in both branches of an if and read it after, which makes it
 // the probe's.
 func (c *checker) declareImplicit(v *ast.Var, t *Type) *Variable {
-	nv := &Variable{Name: v.Name, Type: t}
+	nv := c.newVariable(v, t)
 	c.scopes[0][v.Name] = nv
-	c.prog.Vars[v] = nv
 	return nv
 }
 
