@@ -131,10 +131,10 @@ type checker struct {
 	// their types at the end of the first pass.
 	declared map[varDecl]*Variable
 	varTypes map[varDecl]*Type
-	opts  *Options
-	info  *Info
-	errs  diag.List
-	quiet bool
+	opts     *Options
+	info     *Info
+	errs     diag.List
+	quiet    bool
 	// badMaps holds maps assigned a value that already had an error.
 	badMaps map[string]bool
 	decls   map[string]*ast.MapDecl // declared maps by name
