@@ -44,6 +44,7 @@ func TestCurrentExpressions(t *testing.T) {
 		{"records in maps", `BEGIN { @[(a=1, b="x")] = ("bye", (m=2, n=10)); @r = (x=1, y="a"); @r = (y="bcd", x=2); exit(); }`, "\n\n@[{ .a = 1, .b = x }]: (bye, { .m = 2, .n = 10 })\n@r: { .x = 2, .y = bcd }\n"},
 		{"variable widened later", `BEGIN { $a = ("hi", 1); print($a); $a = ("hellolongstr", 2); print($a); $b = (1, ("hi", 1)); $b = (2, ("hello", 3)); print($b); exit(); }`, "(hi, 1)\n(hellolongstr, 2)\n(2, (hello, 3))\n\n\n"},
 		{"variable declared before assigned", `BEGIN { let $a; if ($a) { $a = 1; } @b = $a; exit(); }`, "\n\n@b: 0\n"},
+		{"print of records never assigned", `BEGIN { print(@r); print(@t); if (pid == 0) { @r = (a=1, b=(2, "hi")); @t = (1, "x"); } exit(); }`, "@r: { .a = 0, .b = (0, ) }\n@t: (0, )\n\n\n"},
 		{"enum cast", `enum Foo { ONE = 1, TWO = 2, OTHER = 99999 }; BEGIN { $x = 100; printf("%d %s %s\n", ONE, (enum Foo)1, (enum Foo)$x); exit(); }`, "1 ONE 100\n\n\n"},
 		{"anonymous enum", `enum { FOO = 333, BAR }; BEGIN { $f = FOO; print($f); print((FOO, BAR)); @m[BAR] = FOO; exit(); }`, "FOO\n(FOO, BAR)\n\n\n@m[BAR]: FOO\n"},
 	}
