@@ -103,6 +103,15 @@ func (g *gen) assign(s *ast.AssignStmt) {
 			g.aggregate(lhs, l, call)
 			return
 		}
+		if blk, ok := s.RHS.(*ast.BlockExpr); ok {
+			if call := sema.AggregationValue(blk); call != nil {
+				for _, st := range blk.Stmts {
+					g.stmt(st, g.exit)
+				}
+				g.aggregate(lhs, l, call)
+				return
+			}
+		}
 		if op, ok := s.Op.AssignOp(); ok {
 			g.mapModify(lhs, l, func() {
 				slot := g.pushSlot()

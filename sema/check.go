@@ -498,6 +498,18 @@ func (c *checker) cond(e ast.Expr) {
 
 // assign checks `lhs op rhs`.
 func (c *checker) assign(s *ast.AssignStmt) {
+	if blk, ok := s.RHS.(*ast.BlockExpr); ok && s.Op == token.ASSIGN && AggregationValue(blk) != nil {
+		// @m = { ...; avg($x) }: the block's statements, then the
+		// aggregation, as a macro that aggregates expands.
+		c.scopes = append(c.scopes, map[string]*Variable{})
+		for _, st := range blk.Stmts {
+			c.stmt(st)
+		}
+		c.assign(&ast.AssignStmt{At: s.At, LHS: s.LHS, Op: s.Op, RHS: blk.Value})
+		c.scopes = c.scopes[:len(c.scopes)-1]
+		c.prog.Types[blk] = VoidT
+		return
+	}
 	if call, ok := s.RHS.(*ast.Call); ok && s.Op == token.ASSIGN {
 		if f := lookupFunc(call.Name); f != NoFunc && f.Agg() != NoAgg {
 			m, ok := s.LHS.(*ast.Map)
@@ -1392,4 +1404,14 @@ func hasEnumValue(e *btf.Enum, v int64) bool {
 		}
 	}
 	return false
+}
+
+// AggregationValue returns the aggregation call, such as avg($x), that
+// the block b ends in, or nil.
+func AggregationValue(b *ast.BlockExpr) *ast.Call {
+	call, ok := b.Value.(*ast.Call)
+	if !ok || lookupFunc(call.Name).Agg() == NoAgg {
+		return nil
+	}
+	return call
 }
