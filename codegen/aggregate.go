@@ -4,6 +4,7 @@ import (
 	"github.com/cilium/ebpf/asm"
 
 	"gtrace/lang/ast"
+	"gtrace/lang/token"
 	"gtrace/sema"
 )
 
@@ -164,4 +165,66 @@ func (g *gen) lhistBucket(t *sema.Type) {
 	g.place(above)
 	g.loadImm(asm.R0, (t.LMax-t.LMin)/t.LStep+1)
 	g.place(done)
+}
+
+// aggValue sets R0 to the value of the count, sum, min, max or avg at
+// @m[k], merged over every CPU's value as user space merges them to
+// print it: a read of each CPU's value with bpf_map_lookup_percpu_elem.
+func (g *gen) aggValue(m *ast.Map) {
+	key, l := g.buildKey(m.Name, m.Keys)
+	agg := l.Value.Agg
+	// acc holds the count, sum, min or max so far, then avg's total or
+	// the flag that min or max has a value.
+	acc := g.alloc(16)
+	g.zeroMem(regScratch, acc, 16)
+	cpu := g.pushSlot()
+	defer g.popSlot()
+	top, end := g.newLabel(), g.newLabel()
+	g.emit(asm.Mov.Imm(asm.R1, 0), asm.StoreMem(asm.RFP, cpu, asm.R1, asm.DWord))
+	g.place(top)
+	g.emit(
+		asm.LoadMem(asm.R3, asm.RFP, cpu, asm.DWord),
+		asm.JGE.Imm(asm.R3, int32(g.opts.NumCPU), end),
+		asm.Mov.Reg(asm.R1, asm.R3), asm.Add.Imm(asm.R1, 1), asm.StoreMem(asm.RFP, cpu, asm.R1, asm.DWord),
+		asm.LoadMapPtr(asm.R1, 0).WithReference(l.BPFName),
+	)
+	g.scratchPtr(asm.R2, key)
+	g.emit(asm.FnMapLookupPercpuElem.Call(), asm.JEq.Imm(asm.R0, 0, top))
+	switch agg {
+	case sema.AggCount, sema.AggSum:
+		g.addInto(acc, 0)
+	case sema.AggAvg:
+		g.addInto(acc, 0)
+		g.addInto(acc+8, 8)
+	case sema.AggMin, sema.AggMax:
+		jop := asm.JSGE // keep the minimum when the new value is not below it
+		if agg == sema.AggMax {
+			jop = asm.JSLE
+		}
+		take := g.newLabel()
+		g.emit(
+			asm.LoadMem(asm.R1, asm.R0, 8, asm.DWord), asm.JEq.Imm(asm.R1, 0, top),
+			asm.LoadMem(asm.R1, asm.R0, 0, asm.DWord),
+			asm.LoadMem(asm.R2, regScratch, int16(acc+8), asm.DWord), asm.JEq.Imm(asm.R2, 0, take),
+			asm.LoadMem(asm.R2, regScratch, int16(acc), asm.DWord), jop.Reg(asm.R1, asm.R2, top),
+		)
+		g.place(take)
+		g.emit(asm.StoreMem(regScratch, int16(acc), asm.R1, asm.DWord),
+			asm.Mov.Imm(asm.R1, 1), asm.StoreMem(regScratch, int16(acc+8), asm.R1, asm.DWord))
+	}
+	g.emit(asm.Ja.Label(top))
+	g.place(end)
+	g.emit(asm.LoadMem(asm.R0, regScratch, int16(acc), asm.DWord))
+	if agg == sema.AggAvg {
+		g.emit(asm.Mov.Reg(asm.R1, asm.R0), asm.LoadMem(asm.R0, regScratch, int16(acc+8), asm.DWord))
+		g.applyOp(token.DIV, true)
+	}
+}
+
+// addInto adds the word at off in the value R0 points at to the word at
+// scratch offset acc.
+func (g *gen) addInto(acc int, off int16) {
+	g.emit(asm.LoadMem(asm.R1, asm.R0, off, asm.DWord),
+		asm.LoadMem(asm.R2, regScratch, int16(acc), asm.DWord),
+		asm.Add.Reg(asm.R2, asm.R1), asm.StoreMem(regScratch, int16(acc), asm.R2, asm.DWord))
 }

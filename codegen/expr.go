@@ -38,6 +38,10 @@ func (g *gen) scalar(e ast.Expr) {
 	case *ast.Var:
 		g.emit(asm.LoadMem(asm.R0, g.frame, int16(g.varOffset(g.prog.Vars[e])), asm.DWord))
 	case *ast.Map:
+		if g.out.Maps[e.Name].Value.Kind == sema.Agg {
+			g.aggValue(e)
+			return
+		}
 		g.mapRead(e, -1)
 	case *ast.Call:
 		g.scalarCall(e)

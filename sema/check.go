@@ -941,11 +941,16 @@ func (c *checker) exprType(e ast.Expr) *Type {
 		if mi == nil || mi.Value == nil {
 			return nil
 		}
-		if mi.Value.Kind == Agg {
-			c.errorf(e, "The value of %s, a %s() aggregation, can only be printed", e.Name, mi.Value.Agg)
-			return nil
+		switch {
+		case mi.Value.Kind != Agg:
+			return mi.Value
+		case mi.Value.Agg == AggCount:
+			return Uint64 // its value merged over the CPUs
+		case mi.Value.Agg == AggSum || mi.Value.Agg == AggMin || mi.Value.Agg == AggMax || mi.Value.Agg == AggAvg:
+			return Int64
 		}
-		return mi.Value
+		c.errorf(e, "The value of %s, a %s() aggregation, can only be printed", e.Name, mi.Value.Agg)
+		return nil
 	case *ast.Call:
 		return c.call(e)
 	case *ast.Binary:

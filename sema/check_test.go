@@ -59,7 +59,7 @@ func TestCheckErrors(t *testing.T) {
 		{`BEGIN { @l = lhist(1, 0, 10, 0); }`, "lhist: step must be positive"},
 		{`BEGIN { break; }`, "'break' statement is not allowed outside of a loop"},
 		{`BEGIN { print(@nothing); }`, "Undefined map: @nothing"},
-		{`BEGIN { @a = count(); $x = @a; }`, "The value of @a, a count() aggregation, can only be printed"},
+		{`BEGIN { @a = count(); $x = @a; @h = hist(1); $y = @h; }`, "The value of @h, a hist() aggregation, can only be printed"},
 		{`BEGIN { unroll(0) { } }`, "unroll minimum value is 1"},
 		{`BEGIN { unroll(101) { } }`, "unroll maximum value is 100"},
 		{`BEGIN { $t = (a=1, a=2); }`, "Record has a duplicate field: a"},
