@@ -984,6 +984,8 @@ var units = map[string]struct{ max, mul uint64 }{
 	"u":   {1<<32 - 1, 1},
 	"ul":  {1<<64 - 1, 1},
 	"ull": {1<<64 - 1, 1},
+	"lu":  {1<<64 - 1, 1},
+	"llu": {1<<64 - 1, 1},
 	"l":   {1<<63 - 1, 1},
 	"ll":  {1<<63 - 1, 1},
 	"ns":  {1<<64 - 1, 1},
@@ -1038,6 +1040,9 @@ func parseInt(lit string) (uint64, error) {
 			return 0, fmt.Errorf("overflow error, maximum value is %d: %s", uint64(1<<64-1), lit)
 		}
 		rest = rest[e:]
+	}
+	if strings.Trim(rest, "uUlL") == "" {
+		rest = strings.ToLower(rest) // C's integer suffixes, in either case
 	}
 	u, ok := units[rest]
 	if !ok {
