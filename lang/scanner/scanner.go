@@ -339,7 +339,8 @@ func (s *Scanner) scanOperator(c byte) token.Kind {
 
 // scanNumber reads an integer literal as bpftrace does: hex (0x...), or
 // decimal with an optional exponent (1e6), '_' separators, and an optional
-// suffix: u, l, ul, ull, ll, or a time unit ns, us, ms, s, m, h, d. The
+// suffix: u, l, ul, ull, ll, lu, llu in either case, or a time unit ns,
+// us, ms, s, m, h, d. The
 // value is checked by the parser.
 func (s *Scanner) scanNumber() {
 	begin := s.off
@@ -390,6 +391,9 @@ func (s *Scanner) suffix() {
 		s.ells(2)
 	case c == 'l' || c == 'L':
 		s.ells(2)
+		if c := s.peek(0); c == 'u' || c == 'U' {
+			s.off++
+		}
 	}
 }
 
