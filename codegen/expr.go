@@ -18,6 +18,10 @@ func (g *gen) scalar(e ast.Expr) {
 		g.fail(e, "expected an integer expression, got %v", t)
 		return
 	}
+	if x := g.prog.Stands[e]; x != nil {
+		g.scalar(x)
+		return
+	}
 	switch e := e.(type) {
 	case *ast.IntLit:
 		g.loadImm(asm.R0, int64(e.Value))

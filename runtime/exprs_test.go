@@ -2,6 +2,8 @@ package runtime
 
 import (
 	"bytes"
+	"fmt"
+	"os"
 	"testing"
 
 	"gtrace/internal/testutils"
@@ -69,5 +71,15 @@ func TestRecordJSON(t *testing.T) {
 	want := `{"type": "map", "data": {"@a": {"a": 0, "b": 1, "c": "str", "d": [5,6], "e": {"x": 1, "y": 2}}}}` + "\n"
 	if got := stdout.String(); got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestPpid checks ppid against this test process's parent.
+func TestPpid(t *testing.T) {
+	testutils.RequireRoot(t)
+	got, _ := runScript(t, `BEGIN { printf("%d %d\n", ppid, pid); exit(); }`)
+	want := fmt.Sprintf("%d %d\n\n\n", os.Getppid(), os.Getpid())
+	if got != want {
+		t.Errorf("got %q, want %q", got, want)
 	}
 }

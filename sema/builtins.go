@@ -39,6 +39,7 @@ var builtins = map[Builtin]builtinSpec{
 	builtin.Func:    {context: true},
 	builtin.Retval:  {typ: Int64, context: true},
 	builtin.Ustack:  {typ: UStackT},
+	builtin.Ppid:    {typ: Uint32},
 }
 
 // lookupBuiltin returns the builtin variable name spells, or builtin.None

@@ -286,7 +286,7 @@ func (c *checker) checkProgs() {
 			Types: map[ast.Expr]*Type{}, Vars: map[*ast.Var]*Variable{},
 			Builtins: map[*ast.Ident]Builtin{}, Funcs: map[*ast.Call]Func{},
 			Args: map[*ast.Field]*ArgField{}, Consts: map[ast.Expr]int64{},
-			Members: map[*ast.Field]Member{}}
+			Members: map[*ast.Field]Member{}, Stands: map[ast.Expr]ast.Expr{}}
 		c.prog = p
 		c.scopes = []map[string]*Variable{{}}
 		if p.Node.Pred != nil {
@@ -1153,6 +1153,10 @@ func (c *checker) ident(e *ast.Ident) *Type {
 		if c.prog.Probe.Fused != nil {
 			return FusedKStackT
 		}
+	case builtin.Ppid:
+		return c.stands(e, &ast.Cast{At: e.At, Type: &ast.TypeExpr{At: e.At, Name: "uint32"},
+			X: &ast.Field{At: e.At, Arrow: true, Name: "tgid",
+				X: &ast.Field{At: e.At, Arrow: true, Name: "real_parent", X: &ast.Ident{At: e.At, Name: "curtask"}}}})
 	case builtin.Curtask:
 		if task, err := c.lookupType("struct task_struct"); err == nil {
 			return &Type{Kind: Pointer, Size: 8, BTF: task}
@@ -1419,4 +1423,14 @@ func AggregationValue(b *ast.BlockExpr) *ast.Call {
 		return nil
 	}
 	return call
+}
+
+// stands checks x, which the builtin e stands for, and records it.
+func (c *checker) stands(e *ast.Ident, x ast.Expr) *Type {
+	if _, err := c.lookupType("struct task_struct"); err != nil {
+		c.errorf(e, "%s reads struct task_struct, which needs the kernel's BTF: %v", e.Name, err)
+		return nil
+	}
+	c.prog.Stands[e] = x
+	return c.expr(x)
 }

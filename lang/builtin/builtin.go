@@ -39,6 +39,7 @@ const (
 	Username
 	Jiffies
 	Usermode
+	Ppid // the parent process's id
 )
 
 var names = [...]string{
@@ -68,6 +69,7 @@ var names = [...]string{
 	Username: "username",
 	Jiffies:  "jiffies",
 	Usermode: "usermode",
+	Ppid:     "ppid",
 }
 
 // Lookup returns the builtin variable name spells, or None. arg0, arg1
