@@ -88,7 +88,7 @@ func types() map[string]btf.Type {
 		{Name: "real_parent", Type: &btf.Pointer{Target: task}, Offset: 64}}
 	return map[string]btf.Type{"struct pair": pair, "struct inner": inner, "struct file": file, "enum pair_kind": kind,
 		"struct task_struct": task,
-		"size_t": &btf.Typedef{Name: "size_t", Type: &btf.Int{Name: "unsigned long", Size: 8}}}
+		"size_t":             &btf.Typedef{Name: "size_t", Type: &btf.Int{Name: "unsigned long", Size: 8}}}
 }
 
 // KernelType finds a struct, union or enum of the fake kernel by its C
