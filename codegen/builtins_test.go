@@ -42,6 +42,7 @@ var builtinSamples = map[string][]string{
 	"probe":   {`BEGIN { @x[probe] = count(); }`, `kprobe:vfs_read { printf("%s\n", probe); }`},
 	"curtask": {`BEGIN { @x = curtask; }`, `kprobe:vfs_read { @x[curtask] = count(); }`},
 	"ppid":    {`BEGIN { @x = ppid; }`, `kprobe:vfs_read { @x[ppid, pid] = count(); }`},
+	"pcomm":   {`BEGIN { @x = pcomm; }`, `kprobe:vfs_read { @x[pcomm, comm] = count(); printf("%s\n", pcomm); }`},
 	"cgroup":  {`BEGIN { @x = cgroup; }`},
 	"rand":    {`BEGIN { @x = rand % 10; }`},
 	"cpid":    {`BEGIN { @x = cpid; }`},

@@ -442,6 +442,9 @@ func (g *gen) builtin(e *ast.Ident) {
 // The value always fills its type's whole size: strings are zero padded,
 // so that equal values hash alike as map keys.
 func (g *gen) composite(e ast.Expr, dst int) int {
+	if x := g.prog.Stands[e]; x != nil {
+		return g.composite(x, dst)
+	}
 	t := g.typ(e)
 	if t.IsScalar() {
 		if dst < 0 {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 
 	"gtrace/internal/testutils"
@@ -74,12 +75,28 @@ func TestRecordJSON(t *testing.T) {
 	}
 }
 
-// TestPpid checks ppid against this test process's parent.
-func TestPpid(t *testing.T) {
+// TestParent checks ppid and pcomm: the task that forked this test is
+// a thread of its parent process, with the parent's name.
+func TestParent(t *testing.T) {
 	testutils.RequireRoot(t)
-	got, _ := runScript(t, `BEGIN { printf("%d %d\n", ppid, pid); exit(); }`)
-	want := fmt.Sprintf("%d %d\n\n\n", os.Getppid(), os.Getpid())
-	if got != want {
-		t.Errorf("got %q, want %q", got, want)
+	got, _ := runScript(t, `BEGIN { printf("%d %s\n", ppid, pcomm); exit(); }`)
+	var ppid int
+	var pcomm string
+	if _, err := fmt.Sscanf(got, "%d %s", &ppid, &pcomm); err != nil {
+		t.Fatalf("output %q: %v", got, err)
+	}
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", ppid))
+	if err != nil {
+		t.Fatalf("ppid %d: %v", ppid, err)
+	}
+	if want := fmt.Sprintf("\nTgid:\t%d\n", os.Getppid()); !strings.Contains(string(status), want) {
+		t.Errorf("ppid %d is not a thread of the parent %d:\n%s", ppid, os.Getppid(), status)
+	}
+	comm, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", ppid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := strings.TrimSpace(string(comm)); pcomm != want {
+		t.Errorf("pcomm %q, want %q", pcomm, want)
 	}
 }

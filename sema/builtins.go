@@ -40,6 +40,7 @@ var builtins = map[Builtin]builtinSpec{
 	builtin.Retval:  {typ: Int64, context: true},
 	builtin.Ustack:  {typ: UStackT},
 	builtin.Ppid:    {typ: Uint32},
+	builtin.Pcomm:   {typ: StringType(16)},
 }
 
 // lookupBuiltin returns the builtin variable name spells, or builtin.None

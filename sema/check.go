@@ -1153,10 +1153,15 @@ func (c *checker) ident(e *ast.Ident) *Type {
 		if c.prog.Probe.Fused != nil {
 			return FusedKStackT
 		}
-	case builtin.Ppid:
+	case builtin.Ppid, builtin.Pcomm:
+		// As bpftrace's: the pid (a thread's id) and comm of the task
+		// that forked this one.
+		parent := &ast.Field{At: e.At, Arrow: true, Name: "real_parent", X: &ast.Ident{At: e.At, Name: "curtask"}}
+		if b == builtin.Pcomm {
+			return c.stands(e, &ast.Field{At: e.At, Arrow: true, Name: "comm", X: parent})
+		}
 		return c.stands(e, &ast.Cast{At: e.At, Type: &ast.TypeExpr{At: e.At, Name: "uint32"},
-			X: &ast.Field{At: e.At, Arrow: true, Name: "tgid",
-				X: &ast.Field{At: e.At, Arrow: true, Name: "real_parent", X: &ast.Ident{At: e.At, Name: "curtask"}}}})
+			X: &ast.Field{At: e.At, Arrow: true, Name: "pid", X: parent}})
 	case builtin.Curtask:
 		if task, err := c.lookupType("struct task_struct"); err == nil {
 			return &Type{Kind: Pointer, Size: 8, BTF: task}

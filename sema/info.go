@@ -72,7 +72,7 @@ type Prog struct {
 	// Members places each field access on a kernel struct or union.
 	Members map[*ast.Field]Member
 	// Stands holds the expression a builtin stands for, such as ppid's
-	// (uint32)curtask->real_parent->tgid, which code generation
+	// (uint32)curtask->real_parent->pid, which code generation
 	// generates in its place.
 	Stands map[ast.Expr]ast.Expr
 	// Retval is where fexit finds the return value; nil elsewhere.

@@ -82,10 +82,11 @@ func types() map[string]btf.Type {
 		{Name: "f_flags", Type: u32},
 		{Name: "f_pos", Type: &btf.Typedef{Name: "loff_t", Type: &btf.Int{Name: "long long", Size: 8, Encoding: btf.Signed}}, Offset: 64}}}
 	kind := &btf.Enum{Name: "pair_kind", Size: 4, Values: []btf.EnumValue{{Name: "PAIR_A", Value: 1}, {Name: "PAIR_B", Value: 2}}}
-	// A task with what ppid reads: its parent and its process id.
-	task := &btf.Struct{Name: "task_struct", Size: 16}
-	task.Members = []btf.Member{{Name: "tgid", Type: &btf.Typedef{Name: "pid_t", Type: i32}},
-		{Name: "real_parent", Type: &btf.Pointer{Target: task}, Offset: 64}}
+	// A task with what ppid and pcomm read: its parent, id and name.
+	task := &btf.Struct{Name: "task_struct", Size: 32}
+	task.Members = []btf.Member{{Name: "pid", Type: &btf.Typedef{Name: "pid_t", Type: i32}},
+		{Name: "real_parent", Type: &btf.Pointer{Target: task}, Offset: 64},
+		{Name: "comm", Type: &btf.Array{Type: &btf.Int{Name: "char", Size: 1, Encoding: btf.Char}, Nelems: 16}, Offset: 128}}
 	return map[string]btf.Type{"struct pair": pair, "struct inner": inner, "struct file": file, "enum pair_kind": kind,
 		"struct task_struct": task,
 		"size_t":             &btf.Typedef{Name: "size_t", Type: &btf.Int{Name: "unsigned long", Size: 8}}}

@@ -39,7 +39,8 @@ const (
 	Username
 	Jiffies
 	Usermode
-	Ppid // the parent process's id
+	Ppid  // the parent's pid
+	Pcomm // the parent's comm
 )
 
 var names = [...]string{
@@ -70,6 +71,7 @@ var names = [...]string{
 	Jiffies:  "jiffies",
 	Usermode: "usermode",
 	Ppid:     "ppid",
+	Pcomm:    "pcomm",
 }
 
 // Lookup returns the builtin variable name spells, or None. arg0, arg1
