@@ -144,7 +144,16 @@ func runCases(cfg config, binary string, filter *regexp.Regexp) ([]result, error
 	if filter != nil {
 		cases = slices.DeleteFunc(cases, func(c testCase) bool { return !filter.MatchString(c.file + ":" + c.name) })
 	}
-	r := &runner{tracer: binary, testsDir: testsDir, kernel: kernelRelease(), archs: hostArchs(), assumeAttached: cfg.assumeAttached}
+	// Cases that print comm in begin expect the tracer's process name.
+	link := filepath.Join(cfg.work, "bin", "bpftrace")
+	if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
+		return nil, err
+	}
+	os.Remove(link)
+	if err := os.Symlink(binary, link); err != nil {
+		return nil, err
+	}
+	r := &runner{tracer: link, testsDir: testsDir, kernel: kernelRelease(), archs: hostArchs(), assumeAttached: cfg.assumeAttached}
 	if r.assumeAttached < 0 {
 		r.assumeAttached = 0
 		if cfg.tracer == "gtrace" {

@@ -422,6 +422,9 @@ func (cr *caseRun) judge() (status, string) {
 	c := cr.c
 	var why string
 	for _, e := range c.expects {
+		if (e.mode == expectFile || e.mode == expectJSON) && !filepath.IsAbs(e.text) {
+			e.text = filepath.Join(cr.testsDir, e.text)
+		}
 		if ok, reason := check(e, cr.output, c.localizeTS); !ok {
 			why = reason
 			break
@@ -455,10 +458,12 @@ func withError(why, errLine string) string {
 	return errLine + " [" + why + "]"
 }
 
-// errorLine is the first line of output that reports an error.
+// errorLine is the first line of output that reports an error, but for
+// the one bpftrace 0.17 prints, and goes on, when it cannot raise
+// RLIMIT_MEMLOCK.
 func errorLine(output string) string {
 	for _, l := range strings.Split(output, "\n") {
-		if strings.Contains(l, "ERROR:") {
+		if strings.Contains(l, "ERROR:") && !strings.Contains(l, "RLIMIT_MEMLOCK") {
 			return firstLine(strings.TrimSpace(l))
 		}
 	}
