@@ -5,6 +5,7 @@
 package main
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -14,7 +15,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -242,8 +242,10 @@ func kernelRelease() string {
 func hostArchs() []string {
 	var u unix.Utsname
 	unix.Uname(&u)
+	b := make([]byte, 2)
+	binary.NativeEndian.PutUint16(b, 1)
 	order := "le"
-	if runtime.GOARCH == "s390x" || strings.HasSuffix(runtime.GOARCH, "be") || runtime.GOARCH == "ppc64" {
+	if b[0] == 0 {
 		order = "be"
 	}
 	return []string{strings.ToLower(unix.ByteSliceToString(u.Machine[:])), order}
