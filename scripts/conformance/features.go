@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"regexp"
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
@@ -85,4 +86,32 @@ func haveFentry() bool {
 	}
 	featureCache["fentry"] = err == nil
 	return err == nil
+}
+
+// providerNeeds are the probe providers that need a kernel feature
+// bpftrace's tests take for granted, found by their spelling in a case's
+// program or command, each with the feature's name and check.
+var providerNeeds = []struct {
+	re      *regexp.Regexp
+	feature string
+	have    func() bool
+}{
+	{regexp.MustCompile(`(^|[\s,'"{};])(kprobe|kretprobe|k|kr)(\.\w+)?:[A-Za-z_*"]`), "kprobes", haveKprobes},
+	{regexp.MustCompile(`(^|[\s,'"{};])(fentry|fexit|kfunc|kretfunc|f|fr)(\.\w+)?:[A-Za-z_*"]`), "fentry", haveFentry},
+}
+
+// missingProvider names the kernel feature the probes of text need and
+// this machine lacks, or "".
+func missingProvider(text string) string {
+	for _, p := range providerNeeds {
+		if p.re.MatchString(text) && !p.have() {
+			return p.feature
+		}
+	}
+	return ""
+}
+
+// haveKprobes tells whether the kernel can make kprobes.
+func haveKprobes() bool {
+	return fileExists("/sys/kernel/tracing/kprobe_events")() || fileExists("/sys/kernel/debug/tracing/kprobe_events")()
 }

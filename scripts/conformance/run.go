@@ -69,6 +69,9 @@ func (r *runner) skipReason(c *testCase) string {
 			return "REQUIRES " + req
 		}
 	}
+	if f := missingProvider(c.prog + "\n" + c.run); f != "" {
+		return "kernel lacks " + f
+	}
 	for _, f := range c.features {
 		if !haveFeature(f) {
 			return "kernel lacks " + f

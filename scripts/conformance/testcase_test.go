@@ -125,3 +125,26 @@ func TestCompareVersions(t *testing.T) {
 		}
 	}
 }
+
+func TestProviderRegexps(t *testing.T) {
+	tests := []struct {
+		text string
+		want []bool // kprobes, fentry
+	}{
+		{"kprobe:vfs_read { }", []bool{true, false}},
+		{"begin { exit() } kr:vfs_read { }", []bool{true, false}},
+		{"{{BPFTRACE}} -l 'kretprobe:*'", []bool{true, false}},
+		{"fentry:vfs_open { }", []bool{false, true}},
+		{`{{BPFTRACE}} -lv "fexit:*"`, []bool{false, true}},
+		{"struct s { int e:9, f:15 }", []bool{false, false}},
+		{"tracepoint:block:block_rq_issue { }", []bool{false, false}},
+		{`printf("k: %d\n", 1)`, []bool{false, false}},
+	}
+	for _, tt := range tests {
+		for i, p := range providerNeeds {
+			if got := p.re.MatchString(tt.text); got != tt.want[i] {
+				t.Errorf("%s matches %q: %v, want %v", p.feature, tt.text, got, tt.want[i])
+			}
+		}
+	}
+}
