@@ -163,7 +163,11 @@ func runCases(cfg config, binary string, filter *regexp.Regexp) ([]result, error
 	var results []result
 	for i := range cases {
 		res := r.run(&cases[i])
-		logf("[%d/%d] %s:%s %s %s\n", i+1, len(cases), res.File, res.Name, res.Status, res.Reason)
+		how := ""
+		if res.TimedOut {
+			how = " (timed out)"
+		}
+		logf("[%d/%d] %s:%s %s%s %s\n", i+1, len(cases), res.File, res.Name, res.Status, how, res.Reason)
 		results = append(results, res)
 	}
 	return results, nil

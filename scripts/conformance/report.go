@@ -47,7 +47,7 @@ func (rep *report) print(w io.Writer, verbose bool) {
 	var files []string
 	perFile := map[string]*tally{}
 	var total tally
-	noNotify := 0
+	noNotify, passedByTimeout := 0, 0
 	for _, r := range rep.cases {
 		if perFile[r.File] == nil {
 			perFile[r.File] = &tally{}
@@ -57,6 +57,9 @@ func (rep *report) print(w io.Writer, verbose bool) {
 		total.add(r)
 		if r.NoNotify {
 			noNotify++
+		}
+		if r.TimedOut && r.Status == passed {
+			passedByTimeout++
 		}
 	}
 	fmt.Fprintln(w, "== runtime cases per file: passed/ran skipped")
@@ -81,6 +84,9 @@ func (rep *report) print(w io.Writer, verbose bool) {
 	}
 	fmt.Fprintf(w, "runtime: %d/%d passed (%.1f%%), %d failed, %d skipped\n",
 		total.passed, total.ran, percent(total.passed, total.ran), total.ran-total.passed, total.skipped)
+	if passedByTimeout > 0 {
+		fmt.Fprintf(w, "%d passing cases passed once their TIMEOUT had ended the tracer\n", passedByTimeout)
+	}
 	if noNotify > 0 {
 		fmt.Fprintf(w, "%d cases printed no %s line: attach was assumed\n", noNotify, strings.TrimSpace(notifyLine))
 	}

@@ -38,6 +38,7 @@ type result struct {
 	Command  string `json:"command,omitempty"`
 	Output   string `json:"output,omitempty"`
 	NoNotify bool   `json:"no_notify,omitempty"`
+	TimedOut bool   `json:"timed_out,omitempty"` // ended by its TIMEOUT
 }
 
 // runner runs cases the way bpftrace's test engine does.
@@ -110,6 +111,7 @@ func (r *runner) run(c *testCase) result {
 	res.Command = cr.command()
 	res.Output = cr.output
 	res.NoNotify = cr.noNotify
+	res.TimedOut = cr.timedOut
 	return res
 }
 
