@@ -13,10 +13,12 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -46,6 +48,14 @@ func main() {
 	flag.BoolVar(&cfg.runtime, "runtime", true, "run the runtime cases")
 	flag.DurationVar(&cfg.assumeAttached, "assume-attached", -1, "for a tracer that prints no attach notification, assume it attached after this long (default 1s for gtrace, off for bpftrace)")
 	flag.Parse()
+	// Ended early, kill the case that runs: it runs in its own session.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	go func() {
+		<-sigs
+		live.killAll()
+		os.Exit(1)
+	}()
 	if err := run(cfg); err != nil {
 		fmt.Fprintln(os.Stderr, "conformance:", err)
 		os.Exit(1)

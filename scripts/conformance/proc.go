@@ -45,8 +45,39 @@ func startProc(argv []string, dir string, env []string) (*proc, error) {
 		return nil, fmt.Errorf("start %s: %w", argv[0], err)
 	}
 	p := &proc{cmd: cmd, lines: make(chan string, 1024), exited: make(chan struct{})}
+	live.add(cmd.Process.Pid)
 	go p.read(r)
 	return p, nil
+}
+
+// groups are the process groups started and not yet killed, for
+// killAll.
+type groups struct {
+	mu   sync.Mutex
+	pids map[int]bool
+}
+
+var live = groups{pids: map[int]bool{}}
+
+func (g *groups) add(pid int) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.pids[pid] = true
+}
+
+func (g *groups) remove(pid int) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	delete(g.pids, pid)
+}
+
+// killAll kills every group still live: the command itself is ending.
+func (g *groups) killAll() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for pid := range g.pids {
+		unix.Kill(-pid, syscall.SIGKILL)
+	}
 }
 
 // read sends the output line by line; a last line may lack its newline.
@@ -83,6 +114,9 @@ func (p *proc) reap() {
 // signalGroup signals the child's whole process group.
 func (p *proc) signalGroup(sig syscall.Signal) {
 	unix.Kill(-p.cmd.Process.Pid, sig)
+	if sig == syscall.SIGKILL {
+		live.remove(p.cmd.Process.Pid)
+	}
 }
 
 // finish gives the child grace to exit and close its output, then kills
