@@ -24,13 +24,15 @@ func TestRun(t *testing.T) {
 		c            testCase
 		assume       time.Duration
 		want         status
+		timedOut     bool
 		why          string
 	}{
 		{
-			name:   "AFTER runs once attached; a timed out case passes on its output",
-			script: "echo __BPFTRACE_NOTIFY_PROBES_ATTACHED; echo hello; exec sleep 100",
-			c:      testCase{prog: "x", expects: []expect{{expectText, "hello"}}, timeout: 1, after: "touch after"},
-			want:   passed,
+			name:     "AFTER runs once attached; a timed out case passes on its output",
+			script:   "echo __BPFTRACE_NOTIFY_PROBES_ATTACHED; echo hello; exec sleep 100",
+			c:        testCase{prog: "x", expects: []expect{{expectText, "hello"}}, timeout: 1, after: "touch after"},
+			want:     passed,
+			timedOut: true,
 		},
 		{
 			name:   "a timed out case fails on a missing line",
@@ -72,7 +74,7 @@ func TestRun(t *testing.T) {
 			r := &runner{tracer: tracer, testsDir: dir, kernel: "6.1", archs: []string{"x86_64", "le"}, assumeAttached: tt.assume}
 			tt.c.file, tt.c.name, tt.c.localizeTS = "f", "n", -1
 			res := r.run(&tt.c)
-			if res.Status != tt.want || !strings.Contains(res.Reason, tt.why) {
+			if res.Status != tt.want || !strings.Contains(res.Reason, tt.why) || res.TimedOut != tt.timedOut && tt.want == passed {
 				t.Errorf("got %s %q, want %s %q; output:\n%s", res.Status, res.Reason, tt.want, tt.why, res.Output)
 			}
 			b, err := os.ReadFile(pidFile)
