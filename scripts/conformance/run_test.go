@@ -56,11 +56,12 @@ func TestRun(t *testing.T) {
 			why:    "want failure",
 		},
 		{
-			name:   "an assumed attach drops only the attach line from exact output",
-			script: "echo 'Attaching 1 probe...'; echo '@a: 1'; exec sleep 100",
-			c:      testCase{prog: "x", expects: []expect{{expectFile, "want.txt"}}, exact: true, timeout: 1},
-			assume: 200 * time.Millisecond,
-			want:   passed,
+			name:     "an assumed attach drops only the attach line from exact output",
+			script:   "echo 'Attaching 1 probe...'; echo '@a: 1'; exec sleep 100",
+			c:        testCase{prog: "x", expects: []expect{{expectFile, "want.txt"}}, exact: true, timeout: 1},
+			assume:   200 * time.Millisecond,
+			want:     passed,
+			timedOut: true,
 		},
 	}
 	for i, tt := range tests {
