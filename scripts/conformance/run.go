@@ -97,6 +97,7 @@ type caseRun struct {
 	output   string
 	timedOut bool
 	noNotify bool
+	notified bool // printed the attach notification
 }
 
 // run runs one case and judges it.
@@ -220,16 +221,12 @@ func (cr *caseRun) collectRest() {
 }
 
 // attached restarts the clock with the case's TIMEOUT and starts AFTER.
-// When the attach was assumed, only gtrace's own attach line is dropped
-// from an exactly compared output, not what BEGIN printed.
+// An exactly compared output starts after the notification.
 func (cr *caseRun) attached(deadline *time.Timer, assumed bool) {
 	cr.noNotify = assumed
-	if cr.c.exact {
-		if assumed {
-			cr.output = attachingLines.ReplaceAllString(cr.output, "")
-		} else {
-			cr.output = ""
-		}
+	cr.notified = !assumed
+	if cr.c.exact && cr.notified {
+		cr.output = ""
 	}
 	deadline.Reset(time.Duration(cr.c.timeout) * time.Second)
 	if cr.c.after == "" {
@@ -247,7 +244,9 @@ func (cr *caseRun) attached(deadline *time.Timer, assumed bool) {
 	cr.after = p
 }
 
-// attachingLines are the lines a tracer prints before it attaches.
+// attachingLines are the lines a tracer prints before it attaches. From
+// a tracer that gave no notification, only they are dropped from an
+// exactly compared output, not what begin printed.
 var attachingLines = regexp.MustCompile(`(?m)^(Attaching \d+ probes?\.\.\.|\{"type": "attached_probes".*)\n`)
 
 // timeout ends a tracer that outlived its TIMEOUT: SIGTERM first, which
@@ -425,6 +424,9 @@ func (cr *caseRun) bpfCall() (string, error) {
 // exit code.
 func (cr *caseRun) judge() (status, string) {
 	c := cr.c
+	if c.exact && !cr.notified {
+		cr.output = attachingLines.ReplaceAllString(cr.output, "")
+	}
 	var why string
 	for _, e := range c.expects {
 		if (e.mode == expectFile || e.mode == expectJSON) && !filepath.IsAbs(e.text) {
