@@ -230,6 +230,12 @@ func (m *Map) sort(src Source, idx []int32) {
 			keys[i] = e.Value.n
 		}
 	}
+	tie := func(a, b int32) int { return cmp.Compare(a, b) }
+	if m.isHist() {
+		// bpftrace collects histograms into a map ordered by key, so
+		// equal totals keep the keys' order (print(@, top) picks by it).
+		tie = keyOrder(src, idx)
+	}
 	slices.SortFunc(idx, func(a, b int32) int {
 		c := cmp.Compare(keys[a], keys[b])
 		if signed {
@@ -238,7 +244,7 @@ func (m *Map) sort(src Source, idx []int32) {
 		if c != 0 {
 			return c
 		}
-		return cmp.Compare(a, b)
+		return tie(a, b)
 	})
 }
 
@@ -258,12 +264,17 @@ func bucketTotal(e Entry) uint64 {
 // first to the last. Integers compare as signed 64-bit, whatever their
 // type; which fields count is up to the first entry.
 func sortByKey(src Source, idx []int32) {
+	slices.SortFunc(idx, keyOrder(src, idx))
+}
+
+// keyOrder compares two entries of src by key, as sortByKey sorts them.
+func keyOrder(src Source, idx []int32) func(a, b int32) int {
 	keys := make([][]Value, len(idx))
 	for _, i := range idx {
 		keys[i] = src.Entry(int(i), true).Key
 	}
 	first := keys[0]
-	slices.SortFunc(idx, func(a, b int32) int {
+	return func(a, b int32) int {
 		for f, v := range first {
 			ka, kb := keys[a][f], keys[b][f]
 			var c int
@@ -278,7 +289,7 @@ func sortByKey(src Source, idx []int32) {
 			}
 		}
 		return cmp.Compare(a, b)
-	})
+	}
 }
 
 // bound is a histogram bucket boundary. plain bounds are bare integers:

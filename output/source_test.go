@@ -101,6 +101,8 @@ func stableSorted(m *Map, top int) Map {
 	es := slices.Clone(m.Entries)
 	switch {
 	case m.isHist():
+		// From a map ordered by key, as bpftrace collects histograms.
+		slices.SortStableFunc(es, func(a, b Entry) int { return cmp.Compare(int64(a.Key[0].n), int64(b.Key[0].n)) })
 		slices.SortStableFunc(es, func(a, b Entry) int { return cmp.Compare(bucketTotal(a), bucketTotal(b)) })
 	case m.isStats():
 		slices.SortStableFunc(es, func(a, b Entry) int { return cmp.Compare(avg(a), avg(b)) })
@@ -132,8 +134,8 @@ func stableSorted(m *Map, top int) Map {
 	return sorted
 }
 
-// presorted is a Source whose entries all tie, so that they print in the
-// order given.
+// presorted is a Source whose entries all tie, but histograms, whose
+// totals rise, so that they print in the order given.
 type presorted []Entry
 
 func (p presorted) Len() int { return len(p) }
@@ -142,7 +144,7 @@ func (p presorted) Entry(i int, key bool) Entry {
 	e := p[i]
 	if !key {
 		// Equal sort keys whatever the kind.
-		e.Value, e.Count, e.Total, e.Buckets = Uint(0), 0, 0, nil
+		e.Value, e.Count, e.Total, e.Buckets = Uint(0), 0, 0, []uint64{uint64(i)}
 	}
 	return e
 }
