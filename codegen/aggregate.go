@@ -216,8 +216,12 @@ func (g *gen) aggValue(m *ast.Map) {
 	g.place(end)
 	g.emit(asm.LoadMem(asm.R0, regScratch, int16(acc), asm.DWord))
 	if agg == sema.AggAvg {
-		g.emit(asm.Mov.Reg(asm.R1, asm.R0), asm.LoadMem(asm.R0, regScratch, int16(acc+8), asm.DWord))
-		g.applyOp(token.DIV, true)
+		// The total over the count; 0 while there is no value.
+		none := g.newLabel()
+		g.emit(asm.JEq.Imm(asm.R0, 0, none),
+			asm.Mov.Reg(asm.R1, asm.R0), asm.LoadMem(asm.R0, regScratch, int16(acc+8), asm.DWord))
+		g.applyOp(token.DIV, true, nil)
+		g.place(none)
 	}
 }
 

@@ -1,6 +1,9 @@
 package codegen
 
-import "gtrace/sema"
+import (
+	"gtrace/lang/token"
+	"gtrace/sema"
+)
 
 // EventKind says what a ring buffer record asks user space to do.
 type EventKind int
@@ -18,6 +21,10 @@ const (
 	EvCat                  // cat(format, args...)
 	EvSystem               // system(format, args...)
 	EvJoin                 // join(arr, sep): Format is the separator
+	// EvWarning is a warning of the running program at At, such as a
+	// division by zero: Format is its message until the compiler
+	// renders it, located, in its place.
+	EvWarning
 )
 
 // Event describes one call site that sends a record to user space.
@@ -29,7 +36,8 @@ type Event struct {
 	Map     *MapLayout   // the map of print, clear and zero
 	Top     int64        // print(@m, top, div)
 	Div     int64
-	Size    int // record size in bytes
+	Size    int        // record size in bytes
+	At      token.Span // where a warning arises
 }
 
 // eventHeader is the size of the event id that starts every record.

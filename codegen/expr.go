@@ -281,7 +281,7 @@ func (g *gen) binary(e *ast.Binary) {
 	signed := sema.Signed(xt, yt)
 	if _, ok := aluOps[e.Op]; ok {
 		g.scalePointer(e.Op, xt, yt)
-		g.applyOp(e.Op, signed)
+		g.applyOp(e.Op, signed, e)
 		return
 	}
 	var jop asm.JumpOp

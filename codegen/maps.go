@@ -91,7 +91,7 @@ func (g *gen) assign(s *ast.AssignStmt) {
 			g.scalar(s.RHS)
 			g.emit(asm.Mov.Reg(asm.R1, asm.R0), asm.LoadMem(asm.R0, g.frame, off, asm.DWord))
 			g.scalePointer(op, v.Type, g.typ(s.RHS))
-			g.applyOp(op, sema.Signed(v.Type, g.typ(s.RHS)))
+			g.applyOp(op, sema.Signed(v.Type, g.typ(s.RHS)), s)
 			g.truncate(v.Type)
 			g.emit(asm.StoreMem(g.frame, off, asm.R0, asm.DWord))
 			return
@@ -120,7 +120,7 @@ func (g *gen) assign(s *ast.AssignStmt) {
 				g.emit(asm.Mov.Reg(asm.R1, asm.R0), asm.LoadMem(asm.R0, asm.RFP, slot, asm.DWord))
 				g.popSlot()
 				g.scalePointer(op, l.Value, g.typ(s.RHS))
-				g.applyOp(op, sema.Signed(l.Value, g.typ(s.RHS)))
+				g.applyOp(op, sema.Signed(l.Value, g.typ(s.RHS)), s)
 			})
 			return
 		}
@@ -136,19 +136,30 @@ func (g *gen) assign(s *ast.AssignStmt) {
 	}
 }
 
-// applyOp computes R0 = R0 op R1 for an arithmetic operator.
-func (g *gen) applyOp(op token.Kind, signed bool) {
+// divideByZero is bpftrace's warning when a division or modulo by zero
+// runs.
+const divideByZero = "Divide or modulo by 0 detected. This can lead to unexpected results. 1 is being used as the result."
+
+// applyOp computes R0 = R0 op R1 for an arithmetic operator. A division
+// or modulo by zero gives 1, as in bpftrace, and warns at the node at
+// when there is one.
+func (g *gen) applyOp(op token.Kind, signed bool, at ast.Node) {
 	alu := aluOps[op]
 	if alu == asm.RSh && signed {
 		alu = asm.ArSh
 	}
 	switch alu {
 	case asm.Div, asm.Mod:
-		// Division by zero yields zero in BPF; make that explicit
-		// rather than rely on it, as bpftrace does.
-		ok := g.newLabel()
-		g.emit(asm.JNE.Imm(asm.R1, 0, ok), asm.Mov.Imm(asm.R0, 0), asm.Mov.Imm(asm.R1, 1))
+		ok, done := g.newLabel(), g.newLabel()
+		g.emit(asm.JNE.Imm(asm.R1, 0, ok))
+		if at != nil {
+			g.event(&Event{Kind: EvWarning, Format: divideByZero, At: at.Span()}, nil)
+		}
+		g.emit(asm.Mov.Imm(asm.R0, 1), asm.Ja.Label(done))
 		g.place(ok)
+		g.emit(alu.Reg(asm.R0, asm.R1))
+		g.place(done)
+		return
 	case asm.LSh, asm.RSh, asm.ArSh:
 		// BPF takes the count modulo 64, so that 1 << 64 would be 1.
 		// Shifting out every bit leaves 0, or the sign for >> of a

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"gtrace/codegen"
 	"gtrace/lang/ast"
@@ -103,6 +104,15 @@ func Compile(src []byte, opts *Options) (*Program, error) {
 		return nil, p.Locate(err)
 	}
 	p.Output = out
+	for _, ev := range out.Events {
+		if ev.Kind == codegen.EvWarning {
+			// Rendered once here, with its place in the script, to be
+			// printed as it is each time the program warns.
+			var b strings.Builder
+			p.located(diag.List{{Span: ev.At, Msg: ev.Format, Warning: true}}).Render(&b)
+			ev.Format = b.String()
+		}
+	}
 	if o.DumpCodegen != nil {
 		fmt.Fprint(o.DumpCodegen, "BPF instructions\n----------------\n\n")
 		for _, cp := range out.Progs {

@@ -101,3 +101,23 @@ func TestParent(t *testing.T) {
 		t.Errorf("pcomm %q, want %q", pcomm, want)
 	}
 }
+
+// TestDivideByZero checks that a division or modulo by zero gives 1 and
+// warns at its place in the script each time it runs.
+func TestDivideByZero(t *testing.T) {
+	testutils.RequireRoot(t)
+	var stdout, stderr bytes.Buffer
+	src := `BEGIN { @zero = 0; $x = 10; $x %= @zero; printf("%d %d\n", 7 / @zero, $x); exit(); }`
+	if _, err := Run(compile(t, src), &Options{Printer: output.NewText(&stdout, &stderr), Stderr: &stderr, Quiet: true}); err != nil {
+		t.Fatalf("run: %v\n%s", err, stderr.String())
+	}
+	if got, want := stdout.String(), "1 1\n\n\n@zero: 0\n"; got != want {
+		t.Errorf("stdout %q, want %q", got, want)
+	}
+	warning := "WARNING: Divide or modulo by 0 detected. This can lead to unexpected results. 1 is being used as the result.\n"
+	want := "stdin:1:29-40: " + warning + src + "\n" + strings.Repeat(" ", 28) + strings.Repeat("~", 11) + "\n" +
+		"stdin:1:60-69: " + warning + src + "\n" + strings.Repeat(" ", 59) + strings.Repeat("~", 9) + "\n"
+	if got := stderr.String(); got != want {
+		t.Errorf("stderr:\n%s\nwant:\n%s", got, want)
+	}
+}

@@ -848,6 +848,8 @@ func (r *run) handle(rec []byte) error {
 		}
 	case codegen.EvJoin:
 		return p.Join(joinRecord(rec[8:], ev.Format))
+	case codegen.EvWarning:
+		fmt.Fprint(r.opts.Stderr, ev.Format)
 	case codegen.EvExit:
 		r.exit = true
 		r.exitCode = int(int64(binary.LittleEndian.Uint64(rec[ev.Offsets[0]:])))

@@ -40,7 +40,7 @@ func TestExpressions(t *testing.T) {
 		name, body, want string
 	}{
 		{"precedence", `printf("%d %d %d", 2 + 3 * 4, (2 + 3) * 4, 10 - 4 - 3)`, "14 20 3"},
-		{"division", `printf("%d %d %d", 17 / 5, 17 % 5, 7 / 0)`, "3 2 0"},
+		{"division", `printf("%d %d %d", 17 / 5, 17 % 5, 7 / 0)`, "3 2 1"}, // 1, as bpftrace HEAD gives,
 		{"signed shift", `$x = -16; printf("%d %d", $x >> 2, 1 << 10)`, "-4 1024"},
 		{"unsigned promotion", `$u = (uint64)1; printf("%d", -1 > $u)`, "1"},
 		{"narrow promotion", `$u = (uint32)1; printf("%d", -1 > $u)`, "0"},
