@@ -643,7 +643,7 @@ func (p *printer) value(x Expr, w uint) *layout {
 func (p *printer) mapAccess(m *Map, w uint) *layout {
 	var key *layout
 	if len(m.Keys) == 1 {
-		if t, ok := m.Keys[0].(*Tuple); ok && len(t.Elems) >= 2 {
+		if t, ok := m.Keys[0].(*Tuple); ok && len(t.Elems) >= 2 && t.Names == nil {
 			key = p.value(t, w-indent)
 		} else {
 			key = p.expr(m.Keys[0], w-indent, true)
@@ -970,14 +970,15 @@ func escape(s string) string {
 	return b.String()
 }
 
-// record prints (x = a, y = b) on one line.
+// record prints the fields of (x = a, y = b) on one line; the
+// parentheses come around it as around a tuple's list.
 func (p *printer) record(x *Tuple, w uint) *layout {
-	out := textLayout("(")
+	out := newLayout()
 	for i, e := range x.Elems {
 		if i > 0 {
 			out.text(", ")
 		}
 		out.text(x.Names[i]+" = ").add(p.expr(e, w, true), 0)
 	}
-	return out.text(")")
+	return out
 }

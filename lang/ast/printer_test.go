@@ -20,6 +20,24 @@ var printTests = []struct {
 	quirk bool
 }{
 	{
+		name: "current expressions",
+		src:  `enum { A = 1 }; struct s { int a; } __attribute__((packed)) BEGIN { $r = (x = 1, y = (z = "s")); @[(a = 1, b = 2)] = $r; _ = $r.x ?: 2; $a = (int8[])"ab"; let $t: typeof($a) = $a; print((typeof(uint8 *))1); return 1; }`,
+		want: `
+enum { A = 1 };
+struct s { int a; } __attribute__((packed));
+BEGIN
+{
+  $r = (x = 1, y = (z = "s"));
+  @[(a = 1, b = 2)] = $r;
+  _ = $r.x ?: 2;
+  $a = (int8[])"ab";
+  let $t : typeof($a) = $a;
+  print((typeof(uint8*))1);
+  return 1;
+}
+`,
+	},
+	{
 		name: "calls",
 		src:  `BEGIN { printf("hello\n"); exit(); }`,
 		want: `
