@@ -555,28 +555,55 @@ func (g *gen) into(e ast.Expr, t *sema.Type, dst int) {
 		g.emit(asm.StoreMem(regScratch, int16(dst), asm.R0, asm.DWord))
 		return
 	}
-	reordered := et.Names != nil && !slices.Equal(et.Names, t.Names)
-	if et.Size == t.Size && !reordered {
+	if sameLayout(et, t) {
 		g.composite(e, dst)
 		return
 	}
 	// A smaller string or tuple, or a record with its fields in another
-	// order: build it apart, then copy and pad.
-	src := g.composite(e, -1)
-	if et.Kind == sema.Tuple {
-		offs, toffs := et.Offsets(), t.Offsets()
-		for i, tel := range t.Elems {
+	// order: build it apart, then convert it.
+	g.convert(dst, t, g.composite(e, -1), et)
+}
+
+// convert copies the value of type from at scratch offset src to dst as
+// a value of type to: tuples element by element, a record's by field
+// name, and anything else zero padded, as a shorter string.
+func (g *gen) convert(dst int, to *sema.Type, src int, from *sema.Type) {
+	if to.Kind == sema.Tuple && from.Kind == sema.Tuple {
+		offs, toffs := from.Offsets(), to.Offsets()
+		for i, el := range to.Elems {
 			j := i
-			if reordered {
-				j = et.FieldIndex(t.Names[i])
+			if to.Names != nil {
+				j = from.FieldIndex(to.Names[i])
 			}
-			g.zeroMem(regScratch, dst+toffs[i], tel.Size)
-			g.copyMem(regScratch, dst+toffs[i], regScratch, src+offs[j], et.Elems[j].Size)
+			g.convert(dst+toffs[i], el, src+offs[j], from.Elems[j])
 		}
 		return
 	}
-	g.zeroMem(regScratch, dst, t.Size)
-	g.copyMem(regScratch, dst, regScratch, src, min(et.Size, t.Size))
+	if from.Size != to.Size {
+		g.zeroMem(regScratch, dst, to.Size)
+	}
+	g.copyMem(regScratch, dst, regScratch, src, min(from.Size, to.Size))
+}
+
+// sameLayout reports whether values of types a and b have the same bytes:
+// the same size and, for tuples, elements of the same layouts in the same
+// order.
+func sameLayout(a, b *sema.Type) bool {
+	if a.Size != b.Size || (a.Kind == sema.Tuple) != (b.Kind == sema.Tuple) {
+		return false
+	}
+	if a.Kind != sema.Tuple {
+		return true
+	}
+	if len(a.Elems) != len(b.Elems) || !slices.Equal(a.Names, b.Names) {
+		return false
+	}
+	for i := range a.Elems {
+		if !sameLayout(a.Elems[i], b.Elems[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // argString reads a string field of a tracepoint record into dst.
