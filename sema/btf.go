@@ -183,6 +183,13 @@ func (c *checker) deref(e ast.Expr, t *Type) *Type {
 
 // unaryMemory checks *x and &x.
 func (c *checker) unaryMemory(e *ast.Unary, t *Type) *Type {
+	if u, ok := e.X.(*ast.Unary); ok && e.Op == token.MUL && u.Op == token.AND {
+		if v, ok := u.X.(*ast.Var); ok {
+			// *&$x is $x, whatever its type.
+			c.prog.Stands[e] = v
+			return c.prog.Types[v]
+		}
+	}
 	switch {
 	case t.Kind == Invalid:
 		return nil

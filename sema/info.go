@@ -71,9 +71,9 @@ type Prog struct {
 	Consts map[ast.Expr]int64
 	// Members places each field access on a kernel struct or union.
 	Members map[*ast.Field]Member
-	// Stands holds the expression a builtin stands for, such as ppid's
-	// (uint32)curtask->real_parent->pid, which code generation
-	// generates in its place.
+	// Stands holds the expression a builtin or other shorthand stands
+	// for, such as ppid's (uint32)curtask->real_parent->pid, or *&$x's
+	// $x, which code generation generates in its place.
 	Stands map[ast.Expr]ast.Expr
 	// Retval is where fexit finds the return value; nil elsewhere.
 	Retval *ArgField
