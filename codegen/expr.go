@@ -271,6 +271,10 @@ func (g *gen) binary(e *ast.Binary) {
 		g.stringCompare(e)
 		return
 	}
+	if xt.Kind == sema.Buffer {
+		g.bufferCompare(e)
+		return
+	}
 	// R0 = X, R1 = Y.
 	g.scalar(e.X)
 	slot := g.pushSlot()
@@ -333,6 +337,33 @@ func pick(signed bool, s, u asm.JumpOp) asm.JumpOp {
 
 // stringCompare sets R0 to the truth of a == or != between strings: the
 // bytes up to and including the first NUL must match.
+// bufferCompare sets R0 to the truth of a == or != between buffers: the
+// same length, then the same bytes. buf() zeroes the bytes past its
+// length, so the bytes both buffers have can all be compared.
+func (g *gen) bufferCompare(e *ast.Binary) {
+	a := g.composite(e.X, -1)
+	b := g.composite(e.Y, -1)
+	n := min(g.typ(e.X).Size, g.typ(e.Y).Size)
+	differ, end := g.newLabel(), g.newLabel()
+	for i := 0; i < n; {
+		size, step := chunk(n - i)
+		g.emit(
+			asm.LoadMem(asm.R1, regScratch, int16(a+i), size),
+			asm.LoadMem(asm.R2, regScratch, int16(b+i), size),
+			asm.JNE.Reg(asm.R1, asm.R2, differ),
+		)
+		i += step
+	}
+	eq, ne := int32(1), int32(0)
+	if e.Op == token.NE {
+		eq, ne = 0, 1
+	}
+	g.emit(asm.Mov.Imm(asm.R0, eq), asm.Ja.Label(end))
+	g.place(differ)
+	g.emit(asm.Mov.Imm(asm.R0, ne))
+	g.place(end)
+}
+
 func (g *gen) stringCompare(e *ast.Binary) {
 	a := g.composite(e.X, -1)
 	b := g.composite(e.Y, -1)

@@ -52,6 +52,7 @@ func TestCurrentExpressions(t *testing.T) {
 		{"aggregation values", `BEGIN { @a = avg(5); @a = avg(8); @c = count(); @c = count(); @s = sum(5); @mn = min(1); @mn = min(-3); @mx = max(-1); @k[1] = sum(7); print((@a, @c, @s, @mn, @mx, @k[1], @k[2])); print(((bool)@c, (bool)@z)); @z = sum(0); clear(@a); clear(@c); clear(@s); clear(@mn); clear(@mx); clear(@k); clear(@z); exit(); }`, "(6, 2, 5, -3, -1, 7, 0)\n(true, false)\n\n\n"},
 		{"top of histograms that tie", `BEGIN { @[3, "a"] = hist(30); @[1, "b"] = hist(10); @[2, "c"] = hist(20); print(@, 2); clear(@); exit(); }`, "@[2, c]:\n[16, 32)               1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n\n@[3, a]:\n[16, 32)               1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n\n\n\n"},
 		{"dereference of an address", `BEGIN { $a = (1, "hello", 2); print(*(&$a)); $s = "str"; print(*&$s); $i = 5; print(*&$i + 1); exit(); }`, "(1, hello, 2)\nstr\n6\n\n\n"},
+		{"buffer equality", `BEGIN { $a = buf("hi", 2); $b = buf("bye", 3); $c = buf("hi", 2); $d = buf("hix", 2); printf("%d %d %d %d %d\n", $a == $a, $a != $b, $a == $c, $a == $b, $a == $d); exit(); }`, "1 1 1 0 1\n\n\n"},
 		{"enum cast", `enum Foo { ONE = 1, TWO = 2, OTHER = 99999 }; BEGIN { $x = 100; printf("%d %s %s\n", ONE, (enum Foo)1, (enum Foo)$x); exit(); }`, "1 ONE 100\n\n\n"},
 		{"anonymous enum", `enum { FOO = 333, BAR }; BEGIN { $f = FOO; print($f); print((FOO, BAR)); @m[BAR] = FOO; exit(); }`, "FOO\n(FOO, BAR)\n\n\n@m[BAR]: FOO\n"},
 	}

@@ -1252,6 +1252,12 @@ func (c *checker) binary(e *ast.Binary) *Type {
 			}
 			return BoolT
 		}
+		if a.Kind == Buffer && b.Kind == Buffer {
+			if e.Op != token.EQ && e.Op != token.NE {
+				c.errorf(e, "Buffers can only be compared with == and !=")
+			}
+			return BoolT
+		}
 		if !isInt(a) || !isInt(b) {
 			c.errorf(e, "Type mismatch for '%s': comparing '%s' with '%s'", e.Op, a, b)
 			return nil
