@@ -123,7 +123,7 @@ var exprSamples = []string{
 	`tracepoint:syscalls:sys_enter_read { @x = kstack; @y = (ustack(3), "a"); @[args.p->in] = count(); $v = *args.p; print($v); }`,
 	`BEGIN { $a = 1; $a += 2; $a -= 1; $a *= 3; $a /= 2; $a %= 5; $a <<= 1; $a >>= 1; $a &= 7; $a |= 8; $a ^= 1; @a = $a; @b++; @b--; @b += 5; @c[1] *= 2; }`,
 	`kprobe:vfs_read { @c = count(); @s[pid] = sum(arg2); @m = min(arg2); @x[1] = max(arg2); @a = avg(arg2); if (@c > 10) { print((@c, @s[pid], @m, @x[1], @a, (bool)@c)); } }`,
-	`BEGIN { $p = (int32 *)curtask; $p += 2; $p++; if ($p) { @p = $p; } $v = 5; $q = &$v; @q = *$q; @n = 0; $e = @n ?: 7; _ = delete(@p); $b = (int8[])12345; $i = (uint32)(uint8[4])1; $s = "ab"; @c = $s[1] + $b[0] + $i; $t = (x = 1, y = "s"); $t = (y = "t", x = 2); print($t); $e ? printf("a") : printf("b"); let $w: typeof($e) = 1; @w = $w; }`,
+	`BEGIN { $p = (int32 *)curtask; $p += 2; $p++; if ($p) { @p = $p; } $v = 5; $q = &$v; @q = *$q; @n = 0; $e = @n ?: 7; _ = delete(@p); $b = (int8[])12345; $i = (uint32)(uint8[4])1; $s = "ab"; @c = $s[1] + $b[0] + $i; $t = (x = 1, y = "s"); $t = (y = "t", x = 2); print($t); $e ? printf("a") : printf("b"); let $w: typeof($e) = 1; @w = $w; @bq = buf("ab", 2) == buf("cd", 2); $tt = (1, "x"); print(*&$tt); @dz = 5 / @n; }`,
 }
 
 // knownGaps are samples that the checker accepts and codegen can not
