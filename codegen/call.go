@@ -11,14 +11,7 @@ import (
 // exprStmt generates an expression evaluated for its effect.
 func (g *gen) exprStmt(e ast.Expr) {
 	if t, ok := e.(*ast.Ternary); ok && t.Then != nil && g.typ(e).Kind == sema.Void {
-		// c ? printf(...) : printf(...): an if.
-		elseL, end := g.newLabel(), g.newLabel()
-		g.cond(t.Cond, elseL)
-		g.exprStmt(t.Then)
-		g.emit(asm.Ja.Label(end))
-		g.place(elseL)
-		g.exprStmt(t.Else)
-		g.place(end)
+		g.ternary(t, g.exprStmt) // c ? printf(...) : printf(...), an if
 		return
 	}
 	call, ok := e.(*ast.Call)

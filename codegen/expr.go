@@ -72,20 +72,15 @@ func (g *gen) scalar(e ast.Expr) {
 	case *ast.IncDec:
 		g.incDec(e)
 	case *ast.Ternary:
-		elseL, end := g.newLabel(), g.newLabel()
 		if e.Then == nil { // c ?: e
+			end := g.newLabel()
 			g.scalar(e.Cond)
 			g.emit(asm.JNE.Imm(asm.R0, 0, end))
 			g.scalar(e.Else)
 			g.place(end)
 			return
 		}
-		g.cond(e.Cond, elseL)
-		g.scalar(e.Then)
-		g.emit(asm.Ja.Label(end))
-		g.place(elseL)
-		g.scalar(e.Else)
-		g.place(end)
+		g.ternary(e, g.scalar)
 	case *ast.Field:
 		if f := g.prog.Args[e]; f != nil && f.From != sema.FromRecord {
 			g.syscallField(f)
@@ -552,13 +547,7 @@ func (g *gen) composite(e ast.Expr, dst int) int {
 		}
 		g.copyMem(regScratch, dst, regScratch, src+xt.Offsets()[xt.FieldIndex(e.Name)], t.Size)
 	case *ast.Ternary:
-		elseL, end := g.newLabel(), g.newLabel()
-		g.cond(e.Cond, elseL)
-		g.into(e.Then, t, dst)
-		g.emit(asm.Ja.Label(end))
-		g.place(elseL)
-		g.into(e.Else, t, dst)
-		g.place(end)
+		g.ternary(e, func(arm ast.Expr) { g.into(arm, t, dst) })
 	case *ast.Call:
 		g.compositeCall(e, dst)
 	case *ast.Cast:
@@ -688,4 +677,16 @@ func (g *gen) zeroVar(v *sema.Variable) {
 		return
 	}
 	g.zeroMem(regScratch, off, align8(v.Type.Size))
+}
+
+// ternary generates c ? a : b, each arm by gen: into R0, into scratch or
+// for its effect.
+func (g *gen) ternary(e *ast.Ternary, gen func(ast.Expr)) {
+	elseL, end := g.newLabel(), g.newLabel()
+	g.cond(e.Cond, elseL)
+	gen(e.Then)
+	g.emit(asm.Ja.Label(end))
+	g.place(elseL)
+	gen(e.Else)
+	g.place(end)
 }
