@@ -70,7 +70,7 @@ func (r *runner) skipReason(c *testCase) string {
 			return "REQUIRES " + req
 		}
 	}
-	if f := missingProvider(c.prog + "\n" + c.run); f != "" {
+	if f := missingProvider(r.probeText(c)); f != "" {
 		return "kernel lacks " + f
 	}
 	for _, f := range c.features {
@@ -84,6 +84,21 @@ func (r *runner) skipReason(c *testCase) string {
 		}
 	}
 	return ""
+}
+
+// scriptRe finds the scripts a RUN command gives the tracer.
+var scriptRe = regexp.MustCompile(`runtime/scripts/[\w.-]+\.bt`)
+
+// probeText is where c names its probes: its program or command, and the
+// scripts the command runs.
+func (r *runner) probeText(c *testCase) string {
+	text := c.prog + "\n" + c.run
+	for _, s := range scriptRe.FindAllString(c.run, -1) {
+		if b, err := os.ReadFile(filepath.Join(r.testsDir, s)); err == nil {
+			text += "\n" + string(b)
+		}
+	}
+	return text
 }
 
 // caseRun is the state of one case while it runs.
