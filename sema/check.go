@@ -108,6 +108,7 @@ func Check(prog *ast.Program, opts *Options) (*Info, diag.List) {
 	c.checkProgs()
 	c.quiet = false
 	c.checkProgs()
+	c.settleVars()
 	c.applyDecls(prog)
 	for name, m := range c.info.Maps {
 		if m.Value == nil && !c.badMaps[name] {
