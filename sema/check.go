@@ -112,6 +112,7 @@ func Check(prog *ast.Program, opts *Options) (*Info, diag.List) {
 	}
 	c.quiet = false
 	c.checkProgs()
+	c.settleVars()
 	c.applyDecls(prog)
 	for name, m := range c.info.Maps {
 		if m.Value == nil && !c.badMaps[name] {
