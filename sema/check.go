@@ -112,7 +112,11 @@ func Check(prog *ast.Program, opts *Options) (*Info, diag.List) {
 	}
 	c.quiet = false
 	c.checkProgs()
-	c.settleVars()
+	for decl, v := range c.declared {
+		if v.Type == nil { // let $x; and nothing assigned
+			c.errorf(decl.node, "Could not resolve the type of this variable")
+		}
+	}
 	c.applyDecls(prog)
 	for name, m := range c.info.Maps {
 		if m.Value == nil && !c.badMaps[name] {

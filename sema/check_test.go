@@ -62,6 +62,7 @@ func TestCheckErrors(t *testing.T) {
 		{`BEGIN { @a = count(); $x = @a; @h = hist(1); $y = @h; }`, "The value of @h, a hist() aggregation, can only be printed"},
 		{`BEGIN { unroll(0) { } }`, "unroll minimum value is 1"},
 		{`BEGIN { unroll(101) { } }`, "unroll maximum value is 100"},
+		{`BEGIN { let $a; }`, "Could not resolve the type of this variable"},
 		{`BEGIN { $t = (a=1, a=2); }`, "Record has a duplicate field: a"},
 		{`BEGIN { $t = (a=1); $x = $t.b; }`, "Record has no field named 'b'"},
 		{`BEGIN { $t = (a=1, b=2); $t = (a=1, c=2); }`, "Type mismatch for $t: trying to assign value of type '(a=int64,c=int64)' when variable already contains a value of type '(a=int64,b=int64)'"},

@@ -29,16 +29,3 @@ func promoteInt(a, b *Type) *Type {
 	}
 	return &Type{Kind: Int, Size: size, Signed: signed, Flex: flex}
 }
-
-// settleVars gives every use of a variable the type the variable ends
-// with, once all its assignments are checked: it is stored at that type,
-// so a use before a widening assignment reads it at that type too.
-func (c *checker) settleVars() {
-	for _, p := range c.info.Progs {
-		for x, v := range p.Vars {
-			if v.Type != nil {
-				p.Types[x] = v.Type
-			}
-		}
-	}
-}
