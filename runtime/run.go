@@ -56,6 +56,10 @@ type Options struct {
 	// has ended, ends tracing as exit() does when it returns.
 	Attached func()
 	Wait     func()
+	// Notify, if set, is called as soon as the probes are attached,
+	// before what BEGIN sent is printed, as bpftrace tells its test
+	// runner.
+	Notify func()
 	// Flush, if set, writes out what the Printer buffers. It is called
 	// whenever the ring buffer is empty, so that output is batched
 	// while events pour in and still appears as soon as they stop.
@@ -182,6 +186,9 @@ func Run(out *codegen.Output, opts *Options) (code int, err error) {
 	}
 	if opts.Verbose {
 		fmt.Fprintf(opts.Stderr, "attached %d links in %v\n", len(r.links)+r.kept, time.Since(attachStart).Round(time.Microsecond))
+	}
+	if opts.Notify != nil {
+		opts.Notify()
 	}
 	if err := r.drain(); err != nil {
 		return 1, err

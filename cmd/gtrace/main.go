@@ -412,19 +412,16 @@ func trace(o *options, stdout, stderr io.Writer) error {
 	ropts := &runtime.Options{Printer: printer, Stderr: stderr, Verbose: o.verbose,
 		MissingProbes: prog.Info.Config.MissingProbes,
 		DryRun:        o.dryRun, Quiet: o.quiet, Stats: o.stats, Flush: bw.Flush}
-	// bpftrace's own test runner sets this to learn when the probes are
-	// attached; gtrace says so the same way.
-	notify := os.Getenv("__BPFTRACE_NOTIFY_PROBES_ATTACHED") != ""
-	ropts.Attached = func() {
-		if notify {
+	if os.Getenv("__BPFTRACE_NOTIFY_PROBES_ATTACHED") != "" {
+		// bpftrace's own test runner sets this to learn when the probes
+		// are attached; gtrace says so the same way.
+		ropts.Notify = func() {
 			fmt.Fprintln(bw, "__BPFTRACE_NOTIFY_PROBES_ATTACHED")
 			bw.Flush()
 		}
-		if child != nil {
-			child.Release()
-		}
 	}
 	if child != nil {
+		ropts.Attached = child.Release
 		ropts.Wait = child.Wait
 		ropts.Cpid = child.Pid
 	} else if o.pid != 0 {

@@ -498,14 +498,15 @@ func runScripts(t *testing.T, tests []scriptCase) {
 }
 
 // TestNotifyAttached checks the line bpftrace's test runner waits for: it
-// comes once the probes are attached, and only when asked for.
+// comes once the probes are attached, before what BEGIN printed, and only
+// when asked for.
 func TestNotifyAttached(t *testing.T) {
 	testutils.RequireRoot(t)
-	script := `interval:ms:50 { printf("tick\n"); exit(); }`
+	script := `BEGIN { printf("begin\n"); } interval:ms:50 { printf("tick\n"); exit(); }`
 	cmd := exec.Command(harness.Bin(), "-e", script)
 	cmd.Env = append(os.Environ(), "__BPFTRACE_NOTIFY_PROBES_ATTACHED=1")
 	r := harness.RunCmd(t, cmd, 30*time.Second)
-	if want := "Attaching 1 probe...\n__BPFTRACE_NOTIFY_PROBES_ATTACHED\ntick\n"; !strings.HasPrefix(r.Stdout, want) {
+	if want := "Attaching 2 probes...\n__BPFTRACE_NOTIFY_PROBES_ATTACHED\nbegin\ntick\n"; !strings.HasPrefix(r.Stdout, want) {
 		t.Errorf("stdout %q, want it to start with %q", r.Stdout, want)
 	}
 	if r := harness.Gtrace(t, "-e", script); strings.Contains(r.Stdout, "NOTIFY") {
