@@ -266,8 +266,8 @@ func (g *gen) binary(e *ast.Binary) {
 		g.stringCompare(e)
 		return
 	}
-	if xt.Kind == sema.Buffer {
-		g.bufferCompare(e)
+	if xt.Kind == sema.Buffer || xt.Kind == sema.Array {
+		g.bytesCompare(e)
 		return
 	}
 	// R0 = X, R1 = Y.
@@ -332,10 +332,11 @@ func pick(signed bool, s, u asm.JumpOp) asm.JumpOp {
 
 // stringCompare sets R0 to the truth of a == or != between strings: the
 // bytes up to and including the first NUL must match.
-// bufferCompare sets R0 to the truth of a == or != between buffers: the
-// same length, then the same bytes. buf() zeroes the bytes past its
-// length, so the bytes both buffers have can all be compared.
-func (g *gen) bufferCompare(e *ast.Binary) {
+// bytesCompare sets R0 to the truth of a == or != between arrays or
+// buffers: the same bytes, a buffer's length first. buf() zeroes the
+// bytes past its length, so the bytes both buffers have can all be
+// compared.
+func (g *gen) bytesCompare(e *ast.Binary) {
 	a := g.composite(e.X, -1)
 	b := g.composite(e.Y, -1)
 	n := min(g.typ(e.X).Size, g.typ(e.Y).Size)

@@ -1257,9 +1257,9 @@ func (c *checker) binary(e *ast.Binary) *Type {
 			}
 			return BoolT
 		}
-		if a.Kind == Buffer && b.Kind == Buffer {
+		if a.Kind == Buffer && b.Kind == Buffer || a.Kind == Array && Equal(a, b) {
 			if e.Op != token.EQ && e.Op != token.NE {
-				c.errorf(e, "Buffers can only be compared with == and !=")
+				c.errorf(e, "Buffers and arrays can only be compared with == and !=")
 			}
 			return BoolT
 		}
