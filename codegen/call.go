@@ -173,7 +173,7 @@ func (g *gen) join(arr ast.Expr, sep string) {
 // widenInt is the 8-byte form an integer takes in an event.
 func widenInt(t *sema.Type) *sema.Type {
 	if t.Kind == sema.Int && t.Size != 8 {
-		return sema.IntType(8, t.Signed)
+		return sema.Slot(t)
 	}
 	return t
 }

@@ -55,6 +55,7 @@ func TestCurrentExpressions(t *testing.T) {
 		{"array equality", `BEGIN { $a = (int8[])12345; $b = (int8[])12345; $c = (int8[])12346; printf("%d %d %d\n", $a == $b, $a == $c, $a != $c); exit(); }`, "1 0 1\n\n\n"},
 		{"buffer equality", `BEGIN { $a = buf("hi", 2); $b = buf("bye", 3); $c = buf("hi", 2); $d = buf("hix", 2); printf("%d %d %d %d %d\n", $a == $a, $a != $b, $a == $c, $a == $b, $a == $d); exit(); }`, "1 1 1 0 1\n\n\n"},
 		{"enum cast", `enum Foo { ONE = 1, TWO = 2, OTHER = 99999 }; BEGIN { $x = 100; printf("%d %s %s\n", ONE, (enum Foo)1, (enum Foo)$x); exit(); }`, "1 ONE 100\n\n\n"},
+		{"kernel enum", `BEGIN { $k = (enum pid_type)1; print($k); @[$k, (int16)2] = (enum pid_type)0; exit(); }`, "PIDTYPE_TGID\n\n\n@[PIDTYPE_TGID, 2]: PIDTYPE_PID\n"},
 		{"anonymous enum", `enum { FOO = 333, BAR }; BEGIN { $f = FOO; print($f); print((FOO, BAR)); @m[BAR] = FOO; exit(); }`, "FOO\n(FOO, BAR)\n\n\n@m[BAR]: FOO\n"},
 	}
 	for _, tt := range tests {

@@ -24,7 +24,8 @@ func fromBTF(t btf.Type) *Type {
 		}
 		return IntType(int(t.Size), t.Encoding&btf.Signed != 0)
 	case *btf.Enum:
-		return IntType(int(t.Size), t.Signed)
+		// A kernel enum's values print by name.
+		return &Type{Kind: Int, Size: int(t.Size), Signed: t.Signed, Enum: t}
 	case *btf.Pointer:
 		return &Type{Kind: Pointer, Size: 8, BTF: t.Target}
 	case *btf.Struct, *btf.Union:

@@ -716,10 +716,7 @@ func (c *checker) wholeMap(m *ast.Map) *MapInfo {
 func (c *checker) keyType(t *Type, e ast.Expr) *Type {
 	switch t.Kind {
 	case Int:
-		if t.Enum != nil {
-			return t // 8 bytes already, printed by name
-		}
-		return &Type{Kind: Int, Size: 8, Signed: t.Signed, Flex: t.Flex}
+		return Slot(t)
 	case Bool:
 		return BoolT
 	case String, Tuple, KStack, UStack, Ksym, Usym, Timestamp, Buffer, Inet, Array, Pointer, Record, Invalid:
@@ -1024,7 +1021,7 @@ func (c *checker) exprType(e ast.Expr) *Type {
 		for i, x := range e.Elems {
 			t := c.expr(x)
 			if t.Kind == Int && t.Size != 8 {
-				t = IntType(8, t.Signed) // tuple elements are 8-byte slots
+				t = Slot(t) // tuple elements are 8-byte slots
 			}
 			if t.Kind == Void || t.Kind == Agg {
 				c.errorf(x, "Value of type '%s' can not be part of a tuple", t)

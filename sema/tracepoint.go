@@ -32,6 +32,9 @@ func (c *checker) argFields(f *kernel.Format) []*ArgField {
 			af.Type = c.argPointer(kf.CType)
 		case isIntSize(kf.Size):
 			af.Type = IntType(kf.Size, kf.Signed)
+			if enum, ok := c.argEnum(kf.CType); ok {
+				af.Type.Enum = enum // printed by name
+			}
 		}
 		fields = append(fields, af)
 	}
@@ -79,6 +82,20 @@ func (c *checker) argPointer(ctype string) *Type {
 		return Uint64
 	}
 	return &Type{Kind: Pointer, Size: 8, BTF: t}
+}
+
+// argEnum finds the kernel enum that a tracepoint field is declared as.
+func (c *checker) argEnum(ctype string) (*btf.Enum, bool) {
+	name := strings.TrimSpace(strings.TrimPrefix(ctype, "const "))
+	if !strings.HasPrefix(name, "enum ") {
+		return nil, false
+	}
+	t, err := c.lookupType(name)
+	if err != nil {
+		return nil, false
+	}
+	enum, ok := btf.UnderlyingType(t).(*btf.Enum)
+	return enum, ok
 }
 
 func isIntSize(n int) bool { return n == 1 || n == 2 || n == 4 || n == 8 }

@@ -109,6 +109,12 @@ func ArrayType(elem *Type, n int) *Type {
 	return &Type{Kind: Array, Size: elem.Size * n, Elems: []*Type{elem}, Len: n}
 }
 
+// Slot returns t as an 8-byte integer, keeping its sign and enum: the
+// type of an integer in a tuple, a map key or an event.
+func Slot(t *Type) *Type {
+	return &Type{Kind: Int, Size: 8, Signed: t.Signed, Flex: t.Flex, Enum: t.Enum}
+}
+
 // IntType returns the integer type of the given byte size and signedness.
 func IntType(size int, signed bool) *Type {
 	return &Type{Kind: Int, Size: size, Signed: signed}
