@@ -720,8 +720,10 @@ func (r *run) finish() error {
 	var maps []*output.Map
 	for _, l := range r.out.SortedMaps() {
 		if n := r.sumCounter("mapfull", l.Index); n > 0 {
-			// bpftrace v0.26 words it so, for each refused update.
-			fmt.Fprintf(r.opts.Stderr, "WARNING: %s: Map full; can't update element (%d updates refused). Try increasing max_map_keys config\n", l.Name, n)
+			// bpftrace's words, which it prints at each refused update,
+			// once, with the map and the count of refusals.
+			fmt.Fprintf(r.opts.Stderr, "WARNING: Map full; can't update element (%s: %d updates refused). Try increasing max_map_keys config "+
+				"or manually setting the max entries in a map declaration e.g. `let %s = hash(5000)`\n", l.Name, n, l.Name)
 		}
 		m, err := r.readMap(l)
 		if err != nil {

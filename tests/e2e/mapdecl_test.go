@@ -16,7 +16,7 @@ func TestMapDeclsAndLifecycle(t *testing.T) {
 	tests := []struct{ name, script, stdout, stderr string }{
 		{"hash full", "let @a = hash(1); begin { @a[1] = 1; @a[2] = 2; }",
 			"Attaching 1 probe...\n\n\n@a[1]: 1\n",
-			"WARNING: @a: Map full; can't update element (1 updates refused). Try increasing max_map_keys config\n"},
+			"WARNING: Map full; can't update element (@a: 1 updates refused). Try increasing max_map_keys config or manually setting the max entries in a map declaration e.g. `let @a = hash(5000)`\n"},
 		{"lruhash", "let @a = lruhash(1); begin { @a[1] = 1; @a[2] = 2; } end { printf(\"end\\n\"); }",
 			"Attaching 2 probes...\nend\n\n\n@a[2]: 2\n", ""},
 		{"unused", "let @a = percpuhash(1); begin { }",

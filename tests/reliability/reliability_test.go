@@ -473,8 +473,8 @@ func TestReliabilityKill9(t *testing.T) {
 func TestReliabilityMapFull(t *testing.T) {
 	testutils.RequireRoot(t)
 	const keys, distinct = 64, 250
-	want := fmt.Sprintf("WARNING: @full: Map full; can't update element (%d updates refused). "+
-		"Try increasing max_map_keys config\n", distinct-keys)
+	want := fmt.Sprintf("WARNING: Map full; can't update element (@full: %d updates refused). "+
+		"Try increasing max_map_keys config or manually setting the max entries in a map declaration e.g. `let @full = hash(5000)`\n", distinct-keys)
 	entry := regexp.MustCompile(`(?m)^@full\[\d+\]: \d+$`)
 
 	// zero, read by the test itself, is the workload of the tracepoint
