@@ -41,7 +41,7 @@ func (d *decoder) value(t *sema.Type, b []byte) output.Value {
 	switch t.Kind {
 	case sema.Int:
 		v := le(b, t.Size)
-		if name := enumName(t, v); name != "" {
+		if name := t.EnumName(v); name != "" {
 			return output.Sym(name, v)
 		}
 		if t.Signed {
@@ -200,20 +200,6 @@ func inet(af uint64, addr []byte) string {
 		return netip.AddrFrom4([4]byte(addr[:4])).String()
 	case unix.AF_INET6:
 		return netip.AddrFrom16([16]byte(addr[:16])).String()
-	}
-	return ""
-}
-
-// enumName is the name of value v of an enum type, or "" for a value the
-// enum does not name, which prints as a number.
-func enumName(t *sema.Type, v uint64) string {
-	if t.Enum == nil {
-		return ""
-	}
-	for _, ev := range t.Enum.Values {
-		if ev.Value == v {
-			return ev.Name
-		}
 	}
 	return ""
 }

@@ -825,14 +825,24 @@ func (c *checker) cTypeName(name string) *Type {
 	return nil
 }
 
+// nameType returns e as a type when it is a name that is no value, such
+// as size_t in typeof(size_t) or pid_t in sizeof(pid_t), or nil.
+func (c *checker) nameType(e ast.Expr) *ast.TypeExpr {
+	id, ok := e.(*ast.Ident)
+	if !ok || lookupBuiltin(id.Name) != builtin.None {
+		return nil
+	}
+	if _, enum := c.enumValue(id.Name); enum {
+		return nil
+	}
+	return &ast.TypeExpr{At: id.At, Name: id.Name}
+}
+
 // typeofType resolves typeof(type) and typeof(expr). The expression is
 // only typed: it is never evaluated.
 func (c *checker) typeofType(te *ast.TypeExpr) *Type {
-	if id, ok := te.Of.(*ast.Ident); ok && lookupBuiltin(id.Name) == builtin.None {
-		if _, enum := c.enumValue(id.Name); !enum {
-			// typeof(size_t): a name that is no value is a type.
-			return c.typeExpr(&ast.TypeExpr{At: id.At, Name: id.Name})
-		}
+	if named := c.nameType(te.Of); named != nil { // typeof(size_t)
+		return c.typeExpr(named)
 	}
 	if of, ok := te.Of.(*ast.TypeExpr); ok { // typeof(t), t a macro's type argument
 		return c.typeExpr(of)
@@ -1044,7 +1054,7 @@ func (c *checker) exprType(e ast.Expr) *Type {
 		if t.Kind == Array || xt.Kind == Array && t.Kind == Int {
 			return c.arrayCast(e, t, xt)
 		}
-		if v, ok := c.constInt(e.X); ok && t.Enum != nil && !hasEnumValue(t.Enum, v) {
+		if v, ok := c.constInt(e.X); ok && t.Enum != nil && t.EnumName(uint64(v)) == "" {
 			c.errorf(e, "Enum: %s doesn't contain a variant value of %d", t.Enum.Name, v)
 		}
 		switch {
@@ -1417,15 +1427,6 @@ func literalSize(v int64) int {
 		return 4
 	}
 	return 8
-}
-
-func hasEnumValue(e *btf.Enum, v int64) bool {
-	for _, ev := range e.Values {
-		if int64(ev.Value) == v {
-			return true
-		}
-	}
-	return false
 }
 
 // AggregationValue returns the aggregation call, such as avg($x), that

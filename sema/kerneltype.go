@@ -6,7 +6,6 @@ import (
 	"github.com/cilium/ebpf/btf"
 
 	"gtrace/lang/ast"
-	"gtrace/lang/builtin"
 )
 
 // isCompositeName reports whether a type name is a struct, union or enum.
@@ -29,11 +28,9 @@ func (c *checker) sizeof(e *ast.Sizeof) *Type {
 			x, te = nil, &arr
 		}
 	}
-	if id, ok := x.(*ast.Ident); ok && lookupBuiltin(id.Name) == builtin.None && intTypedefs[id.Name] == 0 {
-		if _, enum := c.enumValue(id.Name); !enum {
-			// sizeof(pid_t): a name that is no value is a type.
-			x, te = nil, &ast.TypeExpr{At: id.At, Name: id.Name}
-		}
+	// sizeof(pid_t); sizeofExpr knows the fixed-width typedefs itself.
+	if named := c.nameType(x); named != nil && intTypedefs[named.Name] == 0 {
+		x, te = nil, named
 	}
 	switch {
 	case x != nil:

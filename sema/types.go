@@ -124,6 +124,20 @@ func IntType(size int, signed bool) *Type {
 // printed by name.
 func EnumType(e *btf.Enum) *Type { return &Type{Kind: Int, Size: 8, Signed: e.Signed, Enum: e} }
 
+// EnumName is the name t's enum gives value v, or "" when t has no enum
+// or the enum does not name v.
+func (t *Type) EnumName(v uint64) string {
+	if t.Enum == nil {
+		return ""
+	}
+	for _, ev := range t.Enum.Values {
+		if ev.Value == v {
+			return ev.Name
+		}
+	}
+	return ""
+}
+
 // StringType returns a string type holding up to n bytes, NUL included.
 func StringType(n int) *Type { return &Type{Kind: String, Size: n} }
 
