@@ -11,12 +11,12 @@ import (
 )
 
 func init() {
-	register(&provider{kind: Fentry, names: []string{"fentry", "f", "kfunc"},
+	register(&provider{kind: Fentry, newestFirst: true, names: []string{"fentry", "f", "kfunc"},
 		progType: ebpf.Tracing, attachType: ebpf.AttachTraceFEntry,
 		context: BTFArgs, builtins: []builtin.Var{builtin.Args, builtin.Func},
 		parse: parseFentry(Fentry), attach: attachFentry,
 		list: listFentry(false)})
-	register(&provider{kind: Fexit, names: []string{"fexit", "fr", "kretfunc"},
+	register(&provider{kind: Fexit, newestFirst: true, names: []string{"fexit", "fr", "kretfunc"},
 		progType: ebpf.Tracing, attachType: ebpf.AttachTraceFExit,
 		context: BTFArgs, builtins: []builtin.Var{builtin.Args, builtin.Func, builtin.Retval},
 		parse: parseFentry(Fexit), attach: attachFentry,

@@ -15,7 +15,7 @@ import (
 )
 
 func init() {
-	register(&provider{kind: Kprobe, names: []string{"kprobe", "k"},
+	register(&provider{kind: Kprobe, newestFirst: true, names: []string{"kprobe", "k"},
 		progType: ebpf.Kprobe, context: Registers, builtins: []builtin.Var{builtin.ArgN, builtin.Func},
 		parse: parseKprobe(Kprobe), attach: attachKprobe,
 		list: &listing{probes: traceable}})

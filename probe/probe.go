@@ -34,6 +34,7 @@ const (
 	Uretprobe
 	Usdt
 	Self
+	Watchpoint
 )
 
 // Probe is one concrete attach point after alias resolution and wildcard
@@ -50,10 +51,11 @@ type Probe struct {
 	// profile in time units, events for software and hardware.
 	// Freq, when set, is a sampling frequency in Hz instead.
 	Period, Freq uint64
-	// Offset is a kprobe's or uprobe's offset into its function.
+	// Offset is a kprobe's or uprobe's offset into its function, a
+	// watchpoint's length.
 	Offset uint64
 	// Address is a uprobe's address in its binary, instead of a
-	// function name.
+	// function name, or the address a watchpoint watches.
 	Address uint64
 	// USDT is a usdt probe's site: where it is, its semaphore, how to
 	// read its arguments. Target is its binary.
@@ -75,6 +77,16 @@ type Syscall struct {
 // UserSpace reports whether attaching p writes breakpoints into the
 // processes that map its binary: uprobes and USDT probes.
 func (p *Probe) UserSpace() bool { return providers[p.Kind].userSpace }
+
+// PerTask reports whether p attaches to each thread of the traced
+// process, the -c command's as well as -p's: watchpoints.
+func (p *Probe) PerTask() bool { return providers[p.Kind].perTask }
+
+// NewestFirst reports whether the kernel runs the programs on p's event
+// newest first, not in the order they were attached: kprobes (not
+// kretprobes), uprobes, uretprobes, usdt probes, fentry and fexit, as
+// bpftrace finds.
+func (p *Probe) NewestFirst() bool { return providers[p.Kind].newestFirst }
 
 // Attached reports whether p is attached to an event, rather than run by
 // gtrace itself (BEGIN, END, self).
@@ -126,6 +138,11 @@ type provider struct {
 	builtins []builtin.Var
 	// userSpace providers attach to the processes of a binary.
 	userSpace bool
+	// perTask providers attach to the threads of the -c command too.
+	perTask bool
+	// newestFirst providers' events run the program attached last
+	// first.
+	newestFirst bool
 	// list lists its probes for -l; nil for providers that list none.
 	list *listing
 	// parse turns the parts after the provider name into probes; a

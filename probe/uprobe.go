@@ -17,13 +17,13 @@ import (
 )
 
 func init() {
-	register(&provider{kind: Uprobe, names: []string{"uprobe", "u"},
+	register(&provider{kind: Uprobe, newestFirst: true, names: []string{"uprobe", "u"},
 		progType: ebpf.Kprobe, context: Registers, builtins: []builtin.Var{builtin.ArgN, builtin.Func},
 		userSpace: true, parse: parseUprobe(Uprobe), attach: attachUprobe,
 		list: &listing{inBinary: inBinaryFunctions("uprobe")}})
 	// A binary's functions are listed once, as uprobes, unless the
 	// pattern names uretprobe.
-	register(&provider{kind: Uretprobe, names: []string{"uretprobe", "ur"},
+	register(&provider{kind: Uretprobe, newestFirst: true, names: []string{"uretprobe", "ur"},
 		progType: ebpf.Kprobe, context: Registers, builtins: []builtin.Var{builtin.Func, builtin.Retval},
 		userSpace: true, parse: parseUprobe(Uretprobe), attach: attachUprobe,
 		list: &listing{explicit: true, inBinary: inBinaryFunctions("uretprobe")}})

@@ -18,7 +18,7 @@ import (
 
 func init() {
 	// U, as u is uprobe.
-	register(&provider{kind: Usdt, names: []string{"usdt", "U"},
+	register(&provider{kind: Usdt, newestFirst: true, names: []string{"usdt", "U"},
 		progType: ebpf.Kprobe, context: USDTArgs, builtins: []builtin.Var{builtin.ArgN},
 		userSpace: true, parse: parseUsdt, attach: attachUsdt,
 		list: &listing{inBinary: listUsdt}})

@@ -456,8 +456,27 @@ func (r *run) attach() error {
 	// user-space probes in the keeper.
 	errs := make([]error, len(attach))
 	r.progLinks = map[string][]link.Link{}
+	for _, wave := range attachWaves(attach) {
+		r.attachWave(attach, wave, errs)
+	}
+	for _, err := range errs {
+		switch {
+		case err == nil || r.opts.MissingProbes == "ignore":
+		case r.opts.MissingProbes == "warn":
+			fmt.Fprintf(r.opts.Stderr, "WARNING: %v: skipping it (missing_probes = warn)\n", lockdownNote(err))
+		default:
+			return lockdownNote(err)
+		}
+	}
+	return nil
+}
+
+// attachWave attaches the programs attach[i] for i in wave, in parallel,
+// and sets their errors in errs.
+func (r *run) attachWave(attach []*codegen.Program, wave []int, errs []error) {
 	var own, user []int
-	for i, p := range attach {
+	for _, i := range wave {
+		p := attach[i]
 		if r.keeper != nil && p.Prog.Probe.UserSpace() {
 			user = append(user, i)
 		} else {
@@ -488,7 +507,7 @@ func (r *run) attach() error {
 			return
 		}
 		i := own[j]
-		links, err := probe.Attach(&attach[i].Prog.Probe, r.progs[attach[i].Name], r.opts.Pid)
+		links, err := probe.Attach(&attach[i].Prog.Probe, r.progs[attach[i].Name], r.attachPid(&attach[i].Prog.Probe))
 		errs[i] = err
 		if r.keeper != nil && err == nil {
 			errs[i] = r.keeper.keep(links)
@@ -499,16 +518,6 @@ func (r *run) attach() error {
 		r.linksMu.Unlock()
 	})
 	<-userDone
-	for _, err := range errs {
-		switch {
-		case err == nil || r.opts.MissingProbes == "ignore":
-		case r.opts.MissingProbes == "warn":
-			fmt.Fprintf(r.opts.Stderr, "WARNING: %v: skipping it (missing_probes = warn)\n", lockdownNote(err))
-		default:
-			return lockdownNote(err)
-		}
-	}
-	return nil
 }
 
 // attachesProbes reports whether the script has probes to attach, not
