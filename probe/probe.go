@@ -230,9 +230,22 @@ type MissingError struct {
 	Provider string // as bpftrace names it in its warning: "uprobe"
 	Target   string // "/usr/lib/libc.so.6:no_such_function"
 	Reason   string
+	// Hint, when set, is a sentence on why it may be missing, such as
+	// that the binary is stripped.
+	Hint string
 }
 
 func (e *MissingError) Error() string { return e.Reason }
+
+// Message is the error as bpftrace words it: "No matches for uprobe
+// /bin/bash:nosuch.", and the hint.
+func (e *MissingError) Message() string {
+	msg := "No matches for " + e.Provider + " " + e.Target + "."
+	if e.Hint != "" {
+		msg += " " + e.Hint
+	}
+	return msg
+}
 
 // Attach attaches prog to p. The returned links detach when closed, and
 // when the process dies, so nothing is left behind. pid, when not 0,

@@ -83,7 +83,7 @@ func parseUprobe(kind Kind) func(parts []string) ([]Probe, error) {
 			if symbol.Stub(path) {
 				return nil, &EmptyError{fmt.Sprintf("%s defines no functions (a compatibility stub, such as glibc 2.34's libpthread, whose functions moved to libc): %s:%s:%s will see no events", path, name, parts[0], fn)}
 			}
-			return nil, &MissingError{Provider: name, Target: path + ":" + fn, Reason: noSymbol(path, fn)}
+			return nil, &MissingError{Provider: name, Target: path + ":" + fn, Reason: noSymbol(path, fn), Hint: strippedHint(path)}
 		}
 		if kernel.HasWildcard(fn) {
 			all, err := symbol.Functions(path)
@@ -150,6 +150,14 @@ func noSymbol(path, fn string) string {
 		msg += " (a stripped binary keeps only its dynamic symbols)"
 	}
 	return msg
+}
+
+// strippedHint says that path is stripped, when it has no .symtab.
+func strippedHint(path string) string {
+	if symbol.HasSymbols(path) {
+		return ""
+	}
+	return path + " is stripped: it keeps only its dynamic symbols."
 }
 
 // hasFunction reports whether path has a function symbol named fn.

@@ -258,7 +258,7 @@ func (c *checker) missing(ap *ast.AttachPoint, err *probe.MissingError) bool {
 	case "ignore":
 		return false
 	}
-	c.errorf(ap, "%v. If this is expected, set the 'missing_probes' config variable to 'warn'.", err)
+	c.errorf(ap, "%s", err.Message())
 	return true
 }
 

@@ -25,8 +25,8 @@ func TestMissingProbes(t *testing.T) {
 	testutils.RequireRoot(t)
 	const (
 		libc    = "/lib/x86_64-linux-gnu/libc.so.6"
-		errWant = "stdin:1:1-36: ERROR: " + libc + " has no function symbol gtrace_no_such_function " +
-			"(a stripped binary keeps only its dynamic symbols). If this is expected, set the 'missing_probes' config variable to 'warn'.\n" +
+		errWant = "stdin:1:1-36: ERROR: No matches for uprobe " + libc + ":gtrace_no_such_function. " +
+			libc + " is stripped: it keeps only its dynamic symbols.\n" +
 			"uprobe:libc:gtrace_no_such_function,\n" +
 			"~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~\n"
 		warnWant = "stdin:1:1-36: WARNING: No matches for uprobe " + libc + ":gtrace_no_such_function. Skipping.\n" +
@@ -118,9 +118,9 @@ func TestUprobeTargetErrors(t *testing.T) {
 		{"uprobe:/nonexistent/gtrace-bin:f", "ERROR: /nonexistent/gtrace-bin does not exist\n", "ELF"},
 		{"uprobe:/etc/passwd:f", "ERROR: /etc/passwd is not an ELF file\n", ""},
 		{"uprobe:" + harness.Bin() + ":gtrace_no_such_function",
-			"ERROR: " + harness.Bin() + " has no function symbol gtrace_no_such_function. If this is expected", "stripped"},
+			"ERROR: No matches for uprobe " + harness.Bin() + ":gtrace_no_such_function.\n", "stripped"},
 		{"uprobe:/lib/x86_64-linux-gnu/libc.so.6:gtrace_no_such_function",
-			"has no function symbol gtrace_no_such_function (a stripped binary keeps only its dynamic symbols)", ""},
+			"gtrace_no_such_function. /lib/x86_64-linux-gnu/libc.so.6 is stripped: it keeps only its dynamic symbols.", ""},
 	}
 	for _, tc := range tests {
 		r := harness.Gtrace(t, "-e", tc.probe+" { }")
