@@ -78,8 +78,8 @@ func maxSampleRate() (uint64, bool) {
 }
 
 // timed parses "UNIT:N" and "NUNIT" (interval:s:1, interval:1s, profile:hz:99).
-func timed(k Kind, name string) func([]string) ([]Probe, error) {
-	return func(parts []string) ([]Probe, error) {
+func timed(k Kind, name string) func([]string, *Env) ([]Probe, error) {
+	return func(parts []string, _ *Env) ([]Probe, error) {
 		var unit, num string
 		switch len(parts) {
 		case 2:
@@ -116,8 +116,8 @@ func timed(k Kind, name string) func([]string) ([]Probe, error) {
 }
 
 // counted parses "EVENT[:COUNT]" for software and hardware events.
-func counted(k Kind, name string) func([]string) ([]Probe, error) {
-	return func(parts []string) ([]Probe, error) {
+func counted(k Kind, name string) func([]string, *Env) ([]Probe, error) {
+	return func(parts []string, _ *Env) ([]Probe, error) {
 		if len(parts) < 1 || len(parts) > 2 {
 			return nil, fmt.Errorf("%s probe must have the form %s:EVENT[:COUNT]", name, name)
 		}

@@ -54,9 +54,12 @@ type Probe struct {
 	// Offset is a kprobe's or uprobe's offset into its function, a
 	// watchpoint's length.
 	Offset uint64
-	// Address is a uprobe's address in its binary, instead of a
-	// function name, or the address a watchpoint watches.
+	// Address is a uprobe's virtual address in its binary, instead of
+	// a function name, or the address a watchpoint watches.
 	Address uint64
+	// Unsafe is set on a uprobe made with --unsafe: its place is not
+	// checked to be inside a function.
+	Unsafe bool
 	// USDT is a usdt probe's site: where it is, its semaphore, how to
 	// read its arguments. Target is its binary.
 	USDT *symbol.USDT
@@ -147,7 +150,7 @@ type provider struct {
 	list *listing
 	// parse turns the parts after the provider name into probes; a
 	// wildcard may expand to several.
-	parse func(parts []string) ([]Probe, error)
+	parse func(parts []string, env *Env) ([]Probe, error)
 	// attach attaches prog to p; nil for probes that are run, not
 	// attached (BEGIN and END).
 	attach func(p *Probe, prog *ebpf.Program, pid int) ([]link.Link, error)
@@ -176,15 +179,31 @@ func (k Kind) String() string {
 	return "Kind(" + strconv.Itoa(int(k)) + ")"
 }
 
+// Env is what resolving an attach point knows beyond its text.
+type Env struct {
+	// Pid is the process of -p, 0 for none. A user-space probe then
+	// finds its binary in the process's mount namespace, and may leave
+	// it out, or give a wildcard, for every file the process maps.
+	Pid int
+	// Unsafe is --unsafe: a uprobe may go where gtrace cannot check
+	// that it starts an instruction, or into a file that is not ELF.
+	Unsafe bool
+}
+
 // Parse resolves one attach point as written in a script into the probes it
 // names. The error says what is wrong in words suitable for the user.
 func Parse(text string) ([]Probe, error) {
+	return (&Env{}).Parse(text)
+}
+
+// Parse is Parse in env.
+func (env *Env) Parse(text string) ([]Probe, error) {
 	parts := splitParts(text)
 	name := parts[0]
 	for _, pr := range providers {
 		for _, n := range pr.names {
 			if n == name {
-				probes, err := pr.parse(parts[1:])
+				probes, err := pr.parse(parts[1:], env)
 				if err != nil {
 					return nil, err
 				}
@@ -273,3 +292,9 @@ type AttachError struct {
 func (e *AttachError) Error() string { return "attach " + e.Probe + ": " + e.Err.Error() }
 
 func (e *AttachError) Unwrap() error { return e.Err }
+
+// Unable is bpftrace's report of the failure, which stops the run:
+// "Unable to attach probe: NAME. ...". Err says why.
+func (e *AttachError) Unable() string {
+	return "Unable to attach probe: " + e.Probe + ". If this is expected, set the 'missing_probes' config variable to 'warn'."
+}

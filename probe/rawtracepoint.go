@@ -45,7 +45,7 @@ func (l *lister) rawTracepointParams(probe string) ([]string, error) {
 // wildcards in either part; the kernel looks raw tracepoints up by name
 // alone. A name that is missing from a module named without wildcards is
 // missing (missing_probes); one missing from every module is no probe.
-func parseRawTracepoint(parts []string) ([]Probe, error) {
+func parseRawTracepoint(parts []string, _ *Env) ([]Probe, error) {
 	if len(parts) < 1 || len(parts) > 2 || parts[len(parts)-1] == "" {
 		return nil, fmt.Errorf("rawtracepoint probe must have the form rawtracepoint:[module:]name")
 	}

@@ -29,7 +29,7 @@ func init() {
 // part. BINARY is found as uprobes find theirs. Every site of a matching
 // probe is a Probe of its own, so a marker that the compiler copied, or
 // that the source repeats, is traced wherever it is.
-func parseUsdt(parts []string) ([]Probe, error) {
+func parseUsdt(parts []string, _ *Env) ([]Probe, error) {
 	if len(parts) != 2 && len(parts) != 3 {
 		return nil, errors.New("usdt probe must have the form usdt:binary:[provider:]name")
 	}

@@ -40,7 +40,7 @@ var watchBits = map[rune]uint32{'r': hwBreakpointR, 'w': hwBreakpointW, 'x': hwB
 // alone is not one of them.
 var watchModes = []string{"rw", "w", "x"}
 
-func parseWatchpoint(parts []string) ([]Probe, error) {
+func parseWatchpoint(parts []string, _ *Env) ([]Probe, error) {
 	if len(parts) != 3 {
 		return nil, fmt.Errorf("watchpoint probe type requires 3 arguments, found %d", len(parts))
 	}

@@ -55,6 +55,9 @@ type Options struct {
 	// NoFusion runs every syscall tracepoint as itself, never fused into
 	// raw_syscalls.
 	NoFusion bool
+	// Pid is the process of -p, 0 for none: user-space attach points
+	// are resolved in it.
+	Pid int
 }
 
 // Check type-checks prog and expands its probes. Errors and warnings
@@ -73,7 +76,8 @@ func Check(prog *ast.Program, opts *Options) (*Info, diag.List) {
 	c := &checker{opts: &o, info: &Info{Config: cfg, Maps: map[string]*MapInfo{}},
 		badMaps: map[string]bool{}}
 	if c.opts.Expand == nil {
-		c.opts.Expand = probe.Parse
+		env := &probe.Env{Pid: o.Pid, Unsafe: cfg.Unsafe}
+		c.opts.Expand = env.Parse
 	}
 	if c.opts.Format == nil {
 		c.opts.Format = tracepointFormat
