@@ -215,13 +215,19 @@ func (env *Env) Parse(text string) ([]Probe, error) {
 }
 
 // splitParts splits an attach point on ':' outside double quotes and
-// unquotes the parts.
+// unquotes the parts: in quotes, a backslash takes the next character as
+// it is, so that usdt:bin:p:"\"name\"" names the probe "name".
 func splitParts(text string) []string {
 	var parts []string
 	var cur strings.Builder
-	quoted := false
+	quoted, escaped := false, false
 	for _, c := range text {
 		switch {
+		case escaped:
+			cur.WriteRune(c)
+			escaped = false
+		case c == '\\' && quoted:
+			escaped = true
 		case c == '"':
 			quoted = !quoted
 		case c == ':' && !quoted:
