@@ -219,8 +219,8 @@ func TestAttachErrorLocated(t *testing.T) {
 	if r.Code == 0 {
 		testutils.Skip(t, "this machine has hardware counters")
 	}
-	want := regexp.MustCompile(`^stdin:2:1-21: ERROR: attach hardware:cycles:1000: .*\n` +
-		regexp.QuoteMeta("hardware:cycles:1000 { @ = count(); }\n~~~~~~~~~~~~~~~~~~~~\n") + "$")
+	want := regexp.MustCompile(`^stdin:2:1-21: ERROR: Unable to attach probe: hardware:cycles:1000\. If this is expected, set the 'missing_probes' config variable to 'warn'\.\n` +
+		regexp.QuoteMeta("hardware:cycles:1000 { @ = count(); }\n~~~~~~~~~~~~~~~~~~~~\n") + "ERROR: .*\n$")
 	if !want.MatchString(r.Stderr) {
 		t.Errorf("stderr:\n%s\nwant it to match:\n%s", r.Stderr, want)
 	}

@@ -156,7 +156,7 @@ func TestMissingProbesAtAttach(t *testing.T) {
 			if tt.code == 0 && !strings.Contains(r.Stdout, "\n@: ") {
 				t.Errorf("the interval probe did not run:\n%s", r.Stdout)
 			}
-			if tt.code != 0 && !strings.Contains(r.Stderr, "ERROR: attach hardware:cycles:100000") {
+			if tt.code != 0 && !strings.Contains(r.Stderr, "ERROR: Unable to attach probe: hardware:cycles:100000.") {
 				t.Errorf("no error naming the probe:\n%s", r.Stderr)
 			}
 		})
