@@ -1,0 +1,158 @@
+package e2e
+
+import (
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"gtrace/internal/testutils"
+	"gtrace/tests/internal/harness"
+)
+
+// watchedProgram maps a page at 0x10000000, copies a function there
+// (nop; ret), waits for the tracer, then writes the page's first byte,
+// runs the function, and writes again from a new thread.
+const watchedProgram = `
+#include <pthread.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+static void *writer(void *p) { ((volatile char *)p)[0] = 2; return 0; }
+int main(void) {
+	char *p = mmap((void *)0x10000000, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
+		MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	if (p == MAP_FAILED) return 1;
+	memcpy(p + 64, "\x90\xc3", 2);
+	usleep(300000);
+	((volatile char *)p)[0] = 1;
+	((void (*)(void))(p + 64))();
+	pthread_t t;
+	pthread_create(&t, 0, writer, p);
+	pthread_join(t, 0);
+	return 0;
+}
+`
+
+// TestWatchpoints watches writes and an execution in a -c command, also
+// from a thread created after attaching.
+func TestWatchpoints(t *testing.T) {
+	testutils.RequireRoot(t)
+	bin := harness.BuildC(t, "watched", map[string]string{"watched.c": watchedProgram}, "-pthread")
+	for _, tt := range []struct{ probe, want string }{
+		{"watchpoint:0x10000000:1:w", "watchpoint:268435456:1:w tid=main\nwatchpoint:268435456:1:w tid=other\n"},
+		{"w:0x10000040:1:x", "watchpoint:268435520:1:x tid=main\n"},
+	} {
+		r := harness.Gtrace(t, "-c", bin, "-e", tt.probe+` { printf("%s tid=%s\n", probe, tid == pid ? "main" : "other"); }`)
+		if r.Code != 0 {
+			if strings.Contains(r.Stderr, "perf_event_open breakpoint") {
+				testutils.Skip(t, "this machine has no hardware breakpoints: "+r.Stderr)
+			}
+			t.Fatalf("%s: exit %d\n%s", tt.probe, r.Code, r.Stderr)
+		}
+		if got := strings.TrimRight(harness.StripAttaching(r.Stdout), "\n") + "\n"; got != tt.want {
+			t.Errorf("%s: got\n%s\nwant\n%s", tt.probe, got, tt.want)
+		}
+	}
+}
+
+// orderProgram calls f once, after the tracer has attached.
+const orderProgram = `
+#include <unistd.h>
+__attribute__((noinline)) int f(int x) { return x + 1; }
+int main(void) { usleep(300000); return f(1) == 2 ? 0 : 1; }
+`
+
+// TestProbeOrder checks that probes on one event run in the script's
+// order, whichever order the kernel runs the programs of an event in.
+func TestProbeOrder(t *testing.T) {
+	testutils.RequireRoot(t)
+	bin := harness.BuildC(t, "order", map[string]string{"order.c": orderProgram})
+	for _, kind := range []string{"uprobe", "uretprobe"} {
+		var script strings.Builder
+		for _, n := range []string{"1", "2", "3"} {
+			script.WriteString(kind + ":" + bin + `:f { printf("` + n + `"); }` + "\n")
+		}
+		r := harness.Gtrace(t, "-c", bin, "-e", script.String())
+		if got := strings.TrimSpace(harness.StripAttaching(r.Stdout)); r.Code != 0 || got != "123" {
+			t.Errorf("%s: exit %d, got %q, want \"123\"\n%s", kind, r.Code, got, r.Stderr)
+		}
+	}
+	// Each CPU runs the two in order, one CPU perhaps while another does.
+	r := harness.Gtrace(t, "-e", `profile:ms:100 { printf("a"); } profile:ms:100 { printf("b\n"); exit(); }`)
+	if got := harness.StripAttaching(r.Stdout); r.Code != 0 || !regexp.MustCompile(`^a+b\n`).MatchString(got) {
+		t.Errorf("profile: exit %d, got %q, want a+b\n%s", r.Code, got, r.Stderr)
+	}
+}
+
+// boundsProgram has a function of unknown size: an assembler label with
+// no .size.
+const boundsProgram = `
+#include <unistd.h>
+__asm__(".text\n.globl nosize\n.type nosize, @function\nnosize:\n\tret\n");
+void nosize(void);
+__attribute__((noinline)) int sized(int x) { return x * 3; }
+int main(void) { usleep(300000); nosize(); return sized(2) == 6 ? 0 : 1; }
+`
+
+// TestUprobeBounds checks uprobes whose place is outside a function, or
+// where gtrace cannot tell: refused when attaching as bpftrace refuses
+// them, a function of unknown size allowed with --unsafe.
+func TestUprobeBounds(t *testing.T) {
+	testutils.RequireRoot(t)
+	bin := harness.BuildC(t, "bounds", map[string]string{"bounds.c": boundsProgram})
+	for _, tt := range []struct{ probe, cause string }{
+		{"uprobe:" + bin + ":nosize", "ERROR: Could not determine boundary for nosize (symbol has size 0).\n" +
+			"Use --unsafe to force attachment. WARNING: This option could lead to data corruption in the target process.\n"},
+		{"uprobe:" + bin + ":sized+100000", "ERROR: Offset outside the function bounds ('sized' size is "},
+		{"uprobe:" + bin + ":10", "ERROR: Could not resolve address: " + bin + ":0xa\n"},
+	} {
+		r := harness.Gtrace(t, "-e", tt.probe+" { }")
+		unable := "ERROR: Unable to attach probe: " + tt.probe + ". If this is expected"
+		if r.Code != 1 || !strings.Contains(r.Stderr, unable) || !strings.Contains(r.Stderr, tt.cause) {
+			t.Errorf("%s: exit %d, stderr:\n%s\nwant 1, %q and %q", tt.probe, r.Code, r.Stderr, unable, tt.cause)
+		}
+	}
+	r := harness.Gtrace(t, "--unsafe", "-c", bin, "-e", "uprobe:"+bin+`:nosize { printf("hit\n"); }`)
+	if got := strings.TrimSpace(harness.StripAttaching(r.Stdout)); r.Code != 0 || got != "hit" {
+		t.Errorf("--unsafe nosize: exit %d, got %q\n%s", r.Code, got, r.Stderr)
+	}
+}
+
+// pidProgram has a usdt probe and a function, and runs until killed.
+const pidProgram = `
+#include <sys/sdt.h>
+#include <unistd.h>
+__attribute__((noinline)) int gtrace_pid_func(int x) { return x + 1; }
+int main(void) {
+	for (int i = 0;; i++) {
+		DTRACE_PROBE1(gtprov, gtprobe, i);
+		gtrace_pid_func(i);
+		usleep(50000);
+	}
+}
+`
+
+// TestProbesByPid checks user-space probes of a -p process that name no
+// binary, or a wildcard one: every file the process maps.
+func TestProbesByPid(t *testing.T) {
+	testutils.RequireRoot(t)
+	bin := harness.BuildC(t, "bypid", map[string]string{"bypid.c": pidProgram})
+	cmd := exec.Command(bin)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	defer cmd.Process.Kill()
+	time.Sleep(100 * time.Millisecond) // let the loader map its libraries
+	pid := strconv.Itoa(cmd.Process.Pid)
+	for _, probe := range []string{"usdt::gtprov:gtprobe", "usdt:*:gtprov:gtprobe", "usdt:::gtprobe", "uprobe:*:gtrace_pid_func"} {
+		r := harness.Gtrace(t, "-p", pid, "-e", probe+` { printf("%s\n", probe); exit(); }`)
+		got := strings.TrimSpace(harness.StripAttaching(r.Stdout))
+		if r.Code != 0 || !strings.HasSuffix(got, bin+":gtprov:gtprobe") && !strings.HasSuffix(got, bin+":gtrace_pid_func") {
+			t.Errorf("%s -p: exit %d, got %q\n%s", probe, r.Code, got, r.Stderr)
+		}
+	}
+}
