@@ -93,7 +93,8 @@ type run struct {
 	probeMissed map[string]uint64
 	stats       []output.ProbeStat
 
-	// stopping is raised by the first signal: no more probes attach.
+	// stopping is raised by the first signal: no more probes attach, and
+	// events still queued are dropped. It is lowered again for END.
 	stopping atomic.Bool
 	// ended is raised when the -c child or the -p process has ended.
 	ended atomic.Bool
@@ -217,7 +218,12 @@ func Run(out *codegen.Output, opts *Options) (code int, err error) {
 	if opts.Stats {
 		r.stats = r.probeStats()
 	}
+	if r.stopping.Load() {
+		r.discardQueued()
+	}
+	// As in bpftrace, END's events are all that is left, and all run.
 	r.exit = false
+	r.stopping.Store(false)
 	if err := r.runSpecial(probe.End); err != nil {
 		return 1, err
 	}
@@ -669,7 +675,7 @@ const (
 // drain handles every event already in the ring buffer.
 func (r *run) drain() error {
 	var rec ringbuf.Record
-	for !r.exit && r.rd.AvailableBytes() > 0 {
+	for !r.exit && !r.stopping.Load() && r.rd.AvailableBytes() > 0 {
 		r.rd.SetDeadline(time.Now())
 		if err := r.rd.ReadInto(&rec); err != nil {
 			if errors.Is(err, os.ErrDeadlineExceeded) {

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"os"
 	"os/exec"
 	"regexp"
 	"strconv"
@@ -156,3 +157,36 @@ func TestProbesByPid(t *testing.T) {
 		}
 	}
 }
+
+// TestSigintDropsQueuedSystem stops gtrace while system() commands
+// flood in: as in bpftrace, those still queued are dropped, and END runs
+// at once.
+func TestSigintDropsQueuedSystem(t *testing.T) {
+	testutils.RequireRoot(t)
+	cmd := exec.Command(harness.Bin(), "--unsafe", "-e",
+		`tracepoint:sched:sched_switch { system("echo foo"); } END { print("end"); }`)
+	var out strings.Builder
+	cmd.Stdout = &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(1500 * time.Millisecond)
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil || !strings.HasSuffix(strings.TrimRight(out.String(), "\n"), "\nend") {
+			t.Errorf("exit %v, output ends %q, want end", err, lastOf(out.String(), 40))
+		}
+	case <-time.After(5 * time.Second):
+		cmd.Process.Kill()
+		<-done
+		t.Errorf("gtrace still runs 5 s after SIGINT")
+	}
+}
+
+// lastOf is the last n bytes of s.
+func lastOf(s string, n int) string { return s[max(0, len(s)-n):] }
