@@ -469,7 +469,7 @@ func (r *run) attach() error {
 		switch {
 		case err == nil || r.opts.MissingProbes == "ignore":
 		case r.opts.MissingProbes == "warn":
-			fmt.Fprintf(r.opts.Stderr, "WARNING: %v: skipping it (missing_probes = warn)\n", lockdownNote(err))
+			r.warnUnattached(lockdownNote(err))
 		default:
 			return lockdownNote(err)
 		}
