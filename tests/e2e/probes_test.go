@@ -3,6 +3,7 @@ package e2e
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -190,3 +191,63 @@ func TestSigintDropsQueuedSystem(t *testing.T) {
 
 // lastOf is the last n bytes of s.
 func lastOf(s string, n int) string { return s[max(0, len(s)-n):] }
+
+// flatRunner maps the file argv[1] executable and calls its start, over
+// and over: code with no ELF headers, as a JIT writes.
+const flatRunner = `
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+int main(int argc, char **argv) {
+	int fd = open(argv[1], O_RDONLY);
+	if (fd < 0) return 1;
+	int (*f)(void) = (int (*)(void))mmap(0, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+	if ((void *)f == MAP_FAILED) return 1;
+	for (int i = 0; i < 40; i++) { f(); usleep(50000); }
+	return 0;
+}
+`
+
+// TestUprobeFlatBinary attaches at offset 0 of a file that is not ELF,
+// which only --unsafe allows.
+func TestUprobeFlatBinary(t *testing.T) {
+	testutils.RequireRoot(t)
+	runner := harness.BuildC(t, "flat", map[string]string{"flat.c": flatRunner})
+	code := filepath.Join(t.TempDir(), "code.bin")
+	if err := os.WriteFile(code, []byte{0x31, 0xc0, 0xc3}, 0o755); err != nil { // xor eax,eax; ret
+		t.Fatal(err)
+	}
+	script := "uprobe:" + code + `:0x0 { printf("hit\n"); exit(); }`
+	r := harness.Gtrace(t, "-e", script)
+	if r.Code != 1 || !strings.Contains(r.Stderr, code+" is not an ELF file") {
+		t.Errorf("without --unsafe: exit %d, stderr:\n%s\nwant 1, not an ELF file", r.Code, r.Stderr)
+	}
+	r = harness.Gtrace(t, "--unsafe", "-c", runner+" "+code, "-e", script)
+	if got := strings.TrimSpace(harness.StripAttaching(r.Stdout)); r.Code != 0 || got != "hit" {
+		t.Errorf("--unsafe: exit %d, got %q\n%s", r.Code, got, r.Stderr)
+	}
+}
+
+// TestUprobeOtherMountNamespace attaches by -p to a binary at a path
+// that only the process's mount namespace has, as in a container.
+func TestUprobeOtherMountNamespace(t *testing.T) {
+	testutils.RequireRoot(t)
+	if _, err := exec.LookPath("unshare"); err != nil {
+		testutils.Skip(t, "unshare is not installed")
+	}
+	bin := harness.BuildC(t, "inns", map[string]string{"inns.c": pidProgram})
+	private := t.TempDir() // empty here, bin's directory in the process's namespace
+	cmd := exec.Command("unshare", "-m", "sh", "-c",
+		`mount --bind "$1" "$2" && exec "$2/inns"`, "sh", filepath.Dir(bin), private)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	defer cmd.Process.Kill()
+	time.Sleep(200 * time.Millisecond)
+	inside := filepath.Join(private, "inns")
+	r := harness.Gtrace(t, "-p", strconv.Itoa(cmd.Process.Pid), "-e", "uprobe:"+inside+`:gtrace_pid_func { printf("hit\n"); exit(); }`)
+	if got := strings.TrimSpace(harness.StripAttaching(r.Stdout)); r.Code != 0 || got != "hit" {
+		t.Errorf("exit %d, got %q\n%s", r.Code, got, r.Stderr)
+	}
+}
