@@ -45,15 +45,17 @@ type Probe struct {
 	// such as "tracepoint:syscalls:sys_enter_read" or "interval:s:1".
 	Name string
 	// Target and Event name what to attach to: a tracepoint's category
-	// and event, a raw tracepoint's name (Event), a perf event's name.
+	// and event, a raw tracepoint's name (Event), a perf event's name, a
+	// watchpoint's mode ("rw", "w" or "x").
 	Target, Event string
 	// Period is the perf sample period: nanoseconds for interval and
 	// profile in time units, events for software and hardware.
 	// Freq, when set, is a sampling frequency in Hz instead.
 	Period, Freq uint64
-	// Offset is a kprobe's or uprobe's offset into its function, a
-	// watchpoint's length.
+	// Offset is a kprobe's or uprobe's offset into its function.
 	Offset uint64
+	// Length is how many bytes a watchpoint watches.
+	Length uint64
 	// Address is a uprobe's virtual address in its binary, instead of
 	// a function name, or the address a watchpoint watches.
 	Address uint64

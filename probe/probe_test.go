@@ -27,8 +27,8 @@ func TestParse(t *testing.T) {
 		{"hardware:cycles:1000", Probe{Kind: Hardware, Name: "hardware:cycles:1000", Event: "cpu-cycles", Period: 1000}},
 		{"software:cpu:1e6", Probe{Kind: Software, Name: "software:cpu:1000000", Event: "cpu-clock", Period: 1e6}},
 		{"interval:ms:1_000", Probe{Kind: Interval, Name: "interval:ms:1000", Event: "cpu-clock", Period: 1e9}},
-		{"watchpoint:0x10000000:8:wr", Probe{Kind: Watchpoint, Name: "watchpoint:268435456:8:rw", Address: 0x10000000, Offset: 8, Event: "rw"}},
-		{"w:1234:1:x", Probe{Kind: Watchpoint, Name: "watchpoint:1234:1:x", Address: 1234, Offset: 1, Event: "x"}},
+		{"watchpoint:0x10000000:8:wr", Probe{Kind: Watchpoint, Name: "watchpoint:268435456:8:rw", Address: 0x10000000, Length: 8, Event: "rw"}},
+		{"w:1234:1:x", Probe{Kind: Watchpoint, Name: "watchpoint:1234:1:x", Address: 1234, Length: 1, Event: "x"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.text, func(t *testing.T) {

@@ -64,7 +64,7 @@ func parseWatchpoint(parts []string, _ *Env) ([]Probe, error) {
 		return nil, err
 	}
 	name := "watchpoint:" + strconv.FormatUint(addr, 10) + ":" + strconv.FormatUint(n, 10) + ":" + string(mode)
-	return []Probe{{Kind: Watchpoint, Name: name, Address: addr, Offset: n, Event: string(mode)}}, nil
+	return []Probe{{Kind: Watchpoint, Name: name, Address: addr, Length: n, Event: string(mode)}}, nil
 }
 
 // checkWatchMode checks a mode, its letters sorted.
@@ -94,7 +94,7 @@ func attachWatchpoint(p *Probe, prog *ebpf.Program, pid int) ([]link.Link, error
 		// Threads created later are watched too.
 		Bits: unix.PerfBitInherit,
 		Ext1: p.Address,
-		Ext2: p.Offset,
+		Ext2: p.Length,
 	}
 	for _, c := range p.Event {
 		attr.Bp_type |= watchBits[c]
