@@ -75,6 +75,9 @@ func newMapLayout(mi *sema.MapInfo, bpfName string, index int, array bool) *MapL
 		l.ValueSize = 8
 	case v.Agg == sema.AggCount || v.Agg == sema.AggSum:
 		l.ValueSize = 8
+	case v.Agg == sema.AggTSeries:
+		l.KeySize += 8 // the interval's slot follows the key
+		l.ValueSize = tseriesValueSize
 	default: // min, max: value and a set flag; avg, stats: count and total
 		l.ValueSize = 16
 	}
@@ -115,7 +118,7 @@ func bucketCount(v *sema.Type) int {
 func arrayMaps(info *sema.Info) map[string]bool {
 	out := map[string]bool{}
 	for name, mi := range info.Maps {
-		if mi.Key == nil && mi.Value.Kind == sema.Agg && mi.Kind == "" {
+		if mi.Key == nil && mi.Value.Kind == sema.Agg && mi.Value.Agg != sema.AggTSeries && mi.Kind == "" {
 			out[name] = true
 		}
 	}

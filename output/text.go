@@ -29,6 +29,9 @@ func MapText(m *Map, top int, div uint32) string {
 // writeText prints m to w row by row: a big map is never all in memory
 // as text.
 func (m *Map) writeText(w io.Writer, top int, div uint32) error {
+	if m.Kind == TSeries {
+		return m.writeTSeries(w, false)
+	}
 	src := m.source()
 	var c chunker
 	for _, i := range m.order(src, top) {

@@ -94,6 +94,7 @@ const (
 	FUstack
 	FUsym
 	FUaddr
+	FTseries
 )
 
 type funcSpec struct {
@@ -144,6 +145,7 @@ var funcs = [...]funcSpec{
 	FUstack:      {name: "ustack", minArgs: 0, maxArgs: 2},
 	FUsym:        {name: "usym", minArgs: 1, maxArgs: 1},
 	FUaddr:       {name: "uaddr", minArgs: 1, maxArgs: 1},
+	FTseries:     {name: "tseries", minArgs: 3, maxArgs: 4, agg: AggTSeries},
 }
 
 // JoinArgs and JoinArgSize bound join(): the elements read, and the bytes
