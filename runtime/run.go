@@ -60,6 +60,9 @@ type Options struct {
 	// before what BEGIN sent is printed, as bpftrace tells its test
 	// runner.
 	Notify func()
+	// Bench runs the bench probes instead of attaching any (--mode
+	// bench).
+	Bench bool
 	// Flush, if set, writes out what the Printer buffers. It is called
 	// whenever the ring buffer is empty, so that output is batched
 	// while events pour in and still appears as soon as they stop.
@@ -115,6 +118,9 @@ type run struct {
 // The caller has checked privileges first (CheckPrivileges), before
 // compiling, which reads tracefs.
 func Run(out *codegen.Output, opts *Options) (code int, err error) {
+	if !opts.Bench && benchOnly(out) {
+		return 1, errBenchOnly
+	}
 	boot, err := bootTime()
 	if err != nil {
 		return 1, err
@@ -147,6 +153,9 @@ func Run(out *codegen.Output, opts *Options) (code int, err error) {
 	}
 	if r.rd, err = ringbuf.NewReader(r.coll.Maps["events"]); err != nil {
 		return 1, fmt.Errorf("open ring buffer: %w", err)
+	}
+	if opts.Bench {
+		return r.bench()
 	}
 
 	// Signals stop tracing; a second one exits at once.

@@ -99,6 +99,7 @@ func Check(prog *ast.Program, opts *Options) (*Info, diag.List) {
 	c.declareCTypes(prog)
 	c.declareMaps(prog)
 	c.expand(prog)
+	c.checkBenchNames()
 	if c.errs.HasErrors() {
 		return nil, c.sorted()
 	}
