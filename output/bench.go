@@ -13,16 +13,18 @@ const (
 	benchTimeWidth = 15
 )
 
-// BenchResult prints the result of benchmark index of names, under a
-// header before the first, as bpftrace's table: its name, the mean time
-// of a run and the runs that mean is over.
+// BenchResult prints the result of benchmark index of names as a row of
+// bpftrace's table, under its header: its name, the mean time of a run
+// and the runs that mean is over. The header comes before the first
+// result printed, which is the first benchmark's unless that one failed.
 func (t *Text) BenchResult(names []string, index int, mean time.Duration, iters uint64) error {
 	width := benchNameWidth
 	for _, n := range names {
 		width = max(width, len(n))
 	}
 	var b strings.Builder
-	if index == 0 {
+	if !t.benched {
+		t.benched = true
 		b.WriteString(padRight("Benchmark", width+1) + padRight("Time(ns)", benchTimeWidth) + "Iterations\n")
 		b.WriteString(strings.Repeat("-", width+1+benchTimeWidth+len("Iterations")) + "\n")
 	}

@@ -10,6 +10,7 @@ import (
 // out; messages about the run (attached probes, lost events) go to errw.
 type Text struct {
 	out, errw io.Writer
+	benched   bool // the header of the benchmarks' table is printed
 }
 
 // NewText returns a text printer.
