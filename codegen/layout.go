@@ -109,7 +109,8 @@ func bucketCount(v *sema.Type) int {
 }
 
 // arrayMaps lists the key-less aggregations that can live in a per-CPU
-// array: those not declared with a map type of their own, and that no
+// array: those not declared with a map type of their own, not tseries
+// (whose slots are keys: printing needs only those written), and that no
 // delete() or for loop names, as an array's entries always exist and
 // cannot be deleted (has_key() and len() refuse maps without keys). A
 // hist or lhist
