@@ -27,6 +27,7 @@ func TestTSeriesErrors(t *testing.T) {
 		{`BEGIN { @t = tseries(1, 1s, 5, "min"); @t = tseries(1, 1s, 5); }`, "Different tseries bounds in a single map unsupported"},
 		{`BEGIN { $x = tseries(1, 1s, 5); }`, "tseries() should be directly assigned to a map"},
 		{`BEGIN { @t = tseries(1, 1s, 5); @u = @t; }`, "The value of @t, a tseries() aggregation, can only be printed"},
+		{`BEGIN { @t[1] = tseries(1, 1s, 5); $n = len(@t); }`, "len() can not count the keys of @t, a tseries() map"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.src, func(t *testing.T) {
