@@ -1,10 +1,7 @@
 package codegen
 
 import (
-	"sync"
-
 	"github.com/cilium/ebpf/asm"
-	"golang.org/x/sys/unix"
 
 	"gtrace/lang/ast"
 	"gtrace/sema"
@@ -22,20 +19,6 @@ const (
 	tsEpoch          = 16
 )
 
-// taiOffset is CLOCK_TAI less CLOCK_BOOTTIME: tseries() times its
-// intervals by the TAI clock, which older kernels cannot read from BPF,
-// as bpftrace's sw_tai does.
-var taiOffset = sync.OnceValues(func() (int64, error) {
-	var tai, boot unix.Timespec
-	if err := unix.ClockGettime(unix.CLOCK_TAI, &tai); err != nil {
-		return 0, err
-	}
-	if err := unix.ClockGettime(unix.CLOCK_BOOTTIME, &boot); err != nil {
-		return 0, err
-	}
-	return tai.Nano() - boot.Nano(), nil
-})
-
 // tseries generates `@m[k] = tseries(n, interval, intervals[, agg])`:
 // the slot of the current interval takes n, starting over when it last
 // held an older interval.
@@ -44,7 +27,7 @@ func (g *gen) tseries(m *ast.Map, l *MapLayout, call *ast.Call) {
 	n, now, epoch := g.alloc(8), g.alloc(8), g.alloc(8)
 	g.scalar(call.Args[0])
 	g.emit(asm.StoreMem(regScratch, int16(n), asm.R0, asm.DWord))
-	g.tseriesNow(call)
+	g.tseriesNow()
 	g.emit(asm.StoreMem(regScratch, int16(now), asm.R0, asm.DWord))
 	g.loadImm(asm.R1, int64(ts.Interval))
 	g.emit(asm.Div.Reg(asm.R0, asm.R1), asm.StoreMem(regScratch, int16(epoch), asm.R0, asm.DWord))
@@ -70,21 +53,15 @@ func (g *gen) tseries(m *ast.Map, l *MapLayout, call *ast.Call) {
 	g.place(done)
 }
 
-// tseriesNow sets R0 to the time in nanoseconds: the TAI clock, or the
-// value of the map the tests name instead.
-func (g *gen) tseriesNow(call *ast.Call) {
+// tseriesNow sets R0 to the time in nanoseconds: the TAI clock, as
+// nsecs(sw_tai) reads it, which older kernels' BPF cannot read directly,
+// or the value of the map the tests name instead.
+func (g *gen) tseriesNow() {
 	if name := g.info.DummyTSMap; name != "" {
 		g.mapRead(&ast.Map{Name: name}, -1)
 		return
 	}
-	off, err := taiOffset()
-	if err != nil {
-		g.fail(call, "tseries: read the clocks: %v", err)
-		return
-	}
-	g.emit(asm.FnKtimeGetBootNs.Call())
-	g.loadImm(asm.R1, off)
-	g.emit(asm.Add.Reg(asm.R0, asm.R1))
+	g.swTai()
 }
 
 // tseriesStore updates the slot value R0 points at with the value at
