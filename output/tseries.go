@@ -197,8 +197,8 @@ func distance(a, b Value) int64 { return int64(a.n - b.n) }
 // distance between them, as bpftrace does: the unit's name and its
 // digits after the second, none for whole seconds. A single row has a
 // distance of 0, which prints in nanoseconds.
-func chartUnit(rows []interval, step uint64) (string, int) {
-	d := (rows[len(rows)-1].epoch - rows[0].epoch) * step / uint64(max(1, len(rows)-1))
+func chartUnit(rows []interval, ns uint64) (string, int) {
+	d := (rows[len(rows)-1].epoch - rows[0].epoch) * ns / uint64(max(1, len(rows)-1))
 	switch {
 	case d >= uint64(time.Second):
 		return "s", 0
