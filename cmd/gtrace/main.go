@@ -50,6 +50,7 @@ OPTIONS:
                    stages may be given, comma separated or in several -d
     --dry-run      compile and load through the verifier, but do not attach
     --unsafe       allow unsafe functions (system, signal)
+    --no-warnings  disable all warning messages
     --no-fusion    run each syscall tracepoint as itself, not fused into the
                    raw_syscalls dispatchers (for comparing the two)
     --stats        print what each probe cost at exit: runs, run time, lost events
@@ -81,6 +82,7 @@ type options struct {
 	noFusion          bool
 	stats             bool
 	includeDirs       []string
+	noWarnings        bool
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -212,6 +214,8 @@ func parseArgs(args []string) (*options, error) {
 			o.noFusion = true
 		case a == "--stats":
 			o.stats = true
+		case a == "--no-warnings":
+			o.noWarnings = true
 		case a == "--":
 			o.params = append(o.params, args[i+1:]...)
 			i = len(args)
@@ -387,7 +391,7 @@ func trace(o *options, stdout, stderr io.Writer) error {
 	if err != nil {
 		return rendered(stderr, err)
 	}
-	if prog.Warnings != nil {
+	if prog.Warnings != nil && !o.noWarnings {
 		prog.Warnings.Render(stderr)
 	}
 
@@ -411,7 +415,8 @@ func trace(o *options, stdout, stderr io.Writer) error {
 	}
 	ropts := &runtime.Options{Printer: printer, Stderr: stderr, Verbose: o.verbose,
 		MissingProbes: prog.Info.Config.MissingProbes,
-		DryRun:        o.dryRun, Quiet: o.quiet, Stats: o.stats, Flush: bw.Flush}
+		DryRun:        o.dryRun, Quiet: o.quiet, Stats: o.stats, Flush: bw.Flush,
+		NoWarnings: o.noWarnings}
 	if os.Getenv("__BPFTRACE_NOTIFY_PROBES_ATTACHED") != "" {
 		// bpftrace's own test runner sets this to learn when the probes
 		// are attached; gtrace says so the same way.
