@@ -726,7 +726,7 @@ func (c *checker) keyType(t *Type, e ast.Expr) *Type {
 		return Slot(t)
 	case Bool:
 		return BoolT
-	case String, Tuple, KStack, UStack, Ksym, Usym, Timestamp, Buffer, Inet, Array, Pointer, Record, Invalid:
+	case String, Tuple, KStack, UStack, Ksym, Usym, Timestamp, Buffer, Inet, Array, Pointer, Record, MacAddr, Invalid:
 		return t
 	}
 	c.errorf(e, "Value of type '%s' can not be used as a map key", t)
