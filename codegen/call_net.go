@@ -87,7 +87,8 @@ func (g *gen) netScalar(call *ast.Call) {
 func (g *gen) readKernel(off int64, n int) {
 	slot := g.pushSlot()
 	g.emit(
-		asm.StoreImm(asm.RFP, slot, 0, asm.DWord),
+		asm.Mov.Imm(asm.R1, 0),
+		asm.StoreMem(asm.RFP, slot, asm.R1, asm.DWord),
 		asm.Mov.Reg(asm.R3, asm.R0),
 		asm.Add.Imm(asm.R3, int32(off)),
 		asm.Mov.Reg(asm.R1, asm.RFP), asm.Add.Imm(asm.R1, int32(slot)),
