@@ -164,6 +164,13 @@ func (c *checker) percpuKaddr(call *ast.Call) *Type {
 		c.errorf(call, "Could not resolve variable \"%s\" from BTF", name.Value)
 		return nil
 	}
+	// The verifier finds the variable's address through kallsyms,
+	// which lists variables only in kernels built with
+	// CONFIG_KALLSYMS_ALL.
+	if _, ok := c.opts.Kaddr(name.Value); !ok {
+		c.errorf(call, "percpu_kaddr(): the kernel does not list %s in /proc/kallsyms, where BPF finds its variables (a kernel built without CONFIG_KALLSYMS_ALL lists none)", name.Value)
+		return nil
+	}
 	c.prog.Consts[call] = int64(id)
 	return &Type{Kind: Pointer, Size: 8, BTF: &btf.Int{Name: "unsigned long", Size: 8}}
 }
