@@ -2,6 +2,7 @@ package codegen
 
 import (
 	"gtrace/lang/token"
+	"gtrace/output"
 	"gtrace/sema"
 )
 
@@ -51,8 +52,10 @@ type Event struct {
 	Expanded []token.Span
 	Offset   int64 // skboutput()'s offset
 	// Where is the rendered place of an errorf() or warnf(): its
-	// first line, to which the message is added, then its notes.
+	// first line, to which the message is added, then its notes; Loc
+	// is the call's place, for JSON output.
 	Where string
+	Loc   output.Location
 }
 
 // eventHeader is the size of the event id that starts every record.

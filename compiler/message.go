@@ -6,6 +6,7 @@ import (
 
 	"gtrace/codegen"
 	"gtrace/lang/diag"
+	"gtrace/output"
 )
 
 // message renders the place of an errorf() or warnf() as bpftrace prints
@@ -17,7 +18,14 @@ func (p *Program) message(ev *codegen.Event) string {
 	for _, at := range slices.Backward(ev.Expanded) {
 		e.Notes = append(e.Notes, &diag.Error{Span: at, Msg: "expanded from"})
 	}
+	located := p.located(diag.List{e})
 	var b strings.Builder
-	p.located(diag.List{e}).Render(&b)
+	located.Render(&b)
+	at, f := located.Diags[0], p.File
+	if at.File != nil {
+		f = at.File
+	}
+	pos := f.Position(at.Span.Start)
+	ev.Loc = output.Location{File: f.Name, Line: pos.Line, Col: pos.Column}
 	return b.String()
 }

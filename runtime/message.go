@@ -13,7 +13,8 @@ import (
 
 // message prints an errorf() or warnf() to stderr as bpftrace does: the
 // call's place and the message on one line, then the macro calls it was
-// expanded from. --no-warnings silences warnf().
+// expanded from; JSON output prints a record instead. --no-warnings
+// silences warnf().
 func (r *run) message(id int, ev *codegen.Event, args []output.Value) error {
 	if ev.Kind == codegen.EvWarnf && r.opts.NoWarnings {
 		return nil
@@ -22,6 +23,10 @@ func (r *run) message(id int, ev *codegen.Event, args []output.Value) error {
 	if err != nil {
 		return err
 	}
+	msg := strings.TrimSuffix(f.Sprint(args), "\n")
+	if mp, ok := r.opts.Printer.(output.MessagePrinter); ok {
+		return mp.Message(ev.Kind == codegen.EvErrorf, msg, ev.Loc)
+	}
 	// What was printed before comes first.
 	if r.opts.Flush != nil {
 		if err := r.opts.Flush(); err != nil {
@@ -29,7 +34,6 @@ func (r *run) message(id int, ev *codegen.Event, args []output.Value) error {
 		}
 	}
 	first, notes, _ := strings.Cut(ev.Where, "\n")
-	msg := strings.TrimSuffix(f.Sprint(args), "\n")
 	_, err = fmt.Fprintf(r.opts.Stderr, "%s%s\n%s", first, msg, notes)
 	return err
 }
