@@ -12,13 +12,11 @@ import (
 	"gtrace/probe"
 )
 
-// Types of the network and kernel helpers.
-var (
-	// MacAddrT is macaddr()'s six bytes, printed as a MAC address.
-	MacAddrT = &Type{Kind: MacAddr, Size: 6}
-	// SkbOutputMax bounds the bytes skboutput() captures of a packet.
-	SkbOutputMax = 4096
-)
+// MacAddrT is macaddr()'s six bytes, printed as a MAC address.
+var MacAddrT = &Type{Kind: MacAddr, Size: 6}
+
+// SkbOutputMax bounds the bytes skboutput() captures of a packet.
+const SkbOutputMax = 4096
 
 // netCall checks the kernel and network helpers and the runtime
 // messages: pton, macaddr, cgroup_path, percpu_kaddr, socket_cookie,
@@ -72,7 +70,7 @@ func (c *checker) netCall(call *ast.Call, f Func) *Type {
 		}
 		c.wantInt(args[0], c.expr(args[0]))
 		// The helper copies from the program's own memory only.
-		if t := c.expr(args[1]); t.IsScalar() && t.Kind != Invalid {
+		if t := c.expr(args[1]); t.IsScalar() {
 			c.errorf(args[1], "write_user() copies a value of the program, such as a string or an array, not '%s'", t)
 		}
 		c.wantInt(args[2], c.expr(args[2]))
