@@ -58,6 +58,7 @@ func TestNetCallTypes(t *testing.T) {
 		{`BEGIN { @x = cgroup_path(cgroup, "unified"); }`, "cgroup_path_t"},
 		{`BEGIN { @x = percpu_kaddr("process_counts"); }`, "unsigned long *"},
 		{`BEGIN { @x = *percpu_kaddr("process_counts", 1); }`, "uint64"},
+		{`BEGIN { $p = (struct pair *)percpu_kaddr("process_counts", 0); if ($p != 0) { @x = $p.in; } }`, "struct inner"},
 		{`BEGIN { @x = socket_cookie((struct sock *)0); }`, "uint64"},
 		{`BEGIN { @x = skboutput("x.pcap", (struct sk_buff *)0, 10, 14); }`, "uint32"},
 		{`BEGIN { @x = write_user(0, "abc", 3); }`, "bool"},
