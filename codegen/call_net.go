@@ -4,6 +4,7 @@ import (
 	"github.com/cilium/ebpf/asm"
 
 	"gtrace/lang/ast"
+	"gtrace/probe"
 	"gtrace/sema"
 )
 
@@ -69,8 +70,13 @@ func (g *gen) netScalar(call *ast.Call) {
 	case sema.FPercpuKaddr:
 		g.percpuKaddr(call)
 	case sema.FSocketCookie:
-		// The socket's cookie, 0 for a NULL socket.
 		g.scalar(args[0])
+		if g.trackedArg(args[0]) {
+			// The helper makes a cookie for a socket that has none.
+			g.emit(asm.Mov.Reg(asm.R1, asm.R0), asm.FnGetSocketCookie.Call())
+			return
+		}
+		// The socket's cookie as it is, 0 for a NULL socket.
 		g.readKernel(g.prog.Consts[call], 8)
 	case sema.FSkboutput:
 		g.skboutput(call)
@@ -80,6 +86,14 @@ func (g *gen) netScalar(call *ast.Call) {
 		off, _ := sema.RegOffset(args[0].(*ast.StrLit).Value)
 		g.emit(asm.LoadMem(asm.R0, regCtx, int16(off), asm.DWord))
 	}
+}
+
+// trackedArg reports whether e is an fentry or fexit argument as the
+// program receives it, a pointer whose type the verifier knows, as the
+// helpers on kernel objects want.
+func (g *gen) trackedArg(e ast.Expr) bool {
+	f, ok := e.(*ast.Field)
+	return ok && g.prog.Args[f] != nil && g.prog.Probe.Context() == probe.BTFArgs
 }
 
 // readKernel sets R0 to the n bytes at R0 + off, or 0 when R0 is NULL

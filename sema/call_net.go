@@ -51,9 +51,10 @@ func (c *checker) netCall(call *ast.Call, f Func) *Type {
 			}
 			return nil
 		}
-		// The cookie is read from the socket, where the kernel keeps it
-		// (sk->__sk_common.skc_cookie): the helper that makes one takes
-		// only pointers the verifier tracks, which fentry alone has.
+		// Outside of fentry's own arguments, the cookie is read from the
+		// socket, where the kernel keeps it (sk->__sk_common.skc_cookie):
+		// the helper that makes one takes only pointers the verifier
+		// tracks.
 		off, ok := c.kernelOffset("struct sock", "__sk_common", "skc_cookie")
 		if !ok {
 			c.errorf(call, "socket_cookie(): the kernel's struct sock has no __sk_common.skc_cookie")
