@@ -114,8 +114,11 @@ func EnumValue(name string) (int64, bool) {
 }
 
 // Func finds a function of the fake kernel for fentry and fexit:
-// vfs_read or vfs_write.
+// vfs_read, vfs_write or tcp_v4_connect.
 func Func(name string) (*btf.Func, error) {
+	if name == "tcp_v4_connect" {
+		return tcpConnect(), nil
+	}
 	if name != "vfs_read" && name != "vfs_write" {
 		return nil, fmt.Errorf("function %s is not in the kernel's BTF", name)
 	}

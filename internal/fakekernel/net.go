@@ -22,6 +22,19 @@ func addNetTypes(m map[string]btf.Type) {
 		{Name: "data", Type: &btf.Pointer{Target: &btf.Int{Name: "unsigned char", Size: 1}}, Offset: 64}}}
 }
 
+// tcpConnect is tcp_v4_connect, whose first argument is a socket.
+func tcpConnect() *btf.Func {
+	sock, _ := KernelType("struct sock")
+	proto := &btf.FuncProto{
+		Return: &btf.Int{Name: "int", Size: 4, Encoding: btf.Signed},
+		Params: []btf.FuncParam{
+			{Name: "sk", Type: &btf.Pointer{Target: sock}},
+			{Name: "uaddr", Type: &btf.Pointer{Target: &btf.Void{}}},
+			{Name: "addr_len", Type: &btf.Int{Name: "int", Size: 4, Encoding: btf.Signed}},
+		}}
+	return &btf.Func{Name: "tcp_v4_connect", Type: proto, Linkage: btf.GlobalFunc}
+}
+
 // ProcessCountsID is the BTF id KernelVar gives process_counts, the fake
 // kernel's one per-CPU variable.
 const ProcessCountsID = 100
