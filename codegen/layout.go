@@ -24,12 +24,16 @@ const (
 type Globals struct {
 	StartNs uint64 // the monotonic clock when tracing started, for elapsed
 	Stopped uint64 // not 0 once tracing has ended: every probe returns at once
+	// TaiOffset is CLOCK_TAI minus CLOCK_BOOTTIME, measured when tracing
+	// started, for nsecs(sw_tai) on kernels whose BPF cannot read TAI.
+	TaiOffset uint64
 }
 
 // Offsets in Globals, for the generated code.
 const (
 	globalStartNs = int16(unsafe.Offsetof(Globals{}.StartNs))
 	globalStopped = uint32(unsafe.Offsetof(Globals{}.Stopped))
+	globalTai     = int16(unsafe.Offsetof(Globals{}.TaiOffset))
 	globalsSize   = uint32(unsafe.Sizeof(Globals{}))
 )
 

@@ -91,7 +91,10 @@ func (t *Text) Cat(s string) error { return write(t.out, s) }
 
 func (t *Text) Join(s string) error { return write(t.out, s+"\n") }
 
-func (t *Text) Syscall(s string) error { return write(t.out, s+"\n") }
+// Syscall prints a system() command's output; a last line without a
+// newline gets one, so the next output starts on its own line. JSON keeps
+// the output as it was.
+func (t *Text) Syscall(s string) error { return write(t.out, strings.TrimSuffix(s, "\n")+"\n") }
 
 func (t *Text) LostEvents(n uint64) error {
 	return write(t.errw, "Lost "+strconv.FormatUint(n, 10)+" events\n")

@@ -334,7 +334,27 @@ func (r *run) setStart() error {
 		return err
 	}
 	r.globals.StartNs = uint64(ts.Nano())
+	r.globals.TaiOffset = taiOffset()
 	return r.coll.Maps["globals"].Update(uint32(0), &r.globals, ebpf.UpdateAny)
+}
+
+// taiOffset measures CLOCK_TAI minus CLOCK_BOOTTIME: a TAI reading
+// between two boot clock readings, from the closest of a few tries, so
+// that nsecs(sw_tai) is the boot clock plus it.
+func taiOffset() uint64 {
+	var offset, best int64 = 0, -1
+	for range 5 {
+		var b1, tai, b2 unix.Timespec
+		if unix.ClockGettime(unix.CLOCK_BOOTTIME, &b1) != nil ||
+			unix.ClockGettime(unix.CLOCK_TAI, &tai) != nil ||
+			unix.ClockGettime(unix.CLOCK_BOOTTIME, &b2) != nil {
+			return 0
+		}
+		if gap := b2.Nano() - b1.Nano(); best < 0 || gap < best {
+			best, offset = gap, tai.Nano()-(b1.Nano()+b2.Nano())/2
+		}
+	}
+	return uint64(offset)
 }
 
 // stopProbes stops every probe, once: it raises the flag that each
@@ -860,7 +880,7 @@ func (r *run) handle(rec []byte) error {
 			return p.Cat(string(b))
 		default:
 			b, _ := execShell(s)
-			return p.Syscall(strings.TrimSuffix(string(b), "\n"))
+			return p.Syscall(string(b))
 		}
 	case codegen.EvJoin:
 		return p.Join(joinRecord(rec[8:], ev.Format))

@@ -179,7 +179,8 @@ const (
 )
 
 // Clocks are the kernel clocks nsecs(clock) reads; nsecs alone reads boot.
-var Clocks = []string{"boot", "monotonic", "tai"}
+// sw_tai is the boot clock plus TAI's offset from it, measured at start.
+var Clocks = []string{"boot", "monotonic", "tai", "sw_tai"}
 
 func lookupFunc(name string) Func {
 	for f := FPrintf; int(f) < len(funcs); f++ {
