@@ -62,6 +62,8 @@ func (g *gen) exprStmt(e ast.Expr) {
 		g.event(&Event{Kind: kind, Map: g.out.Maps[args[0].(*ast.Map).Name]}, nil)
 	case sema.FDelete:
 		g.deleteKey(args)
+	case sema.FErrorf, sema.FWarnf, sema.FDebugf:
+		g.messageStmt(call)
 	case sema.FJoin:
 		sep := " "
 		if len(args) == 2 {
@@ -219,6 +221,8 @@ func (g *gen) scalarCall(call *ast.Call) {
 	case sema.FDelete:
 		g.deleteKey(args)
 		g.boolify(asm.JEq) // the helper returns 0 when it deleted
+	case sema.FPercpuKaddr, sema.FSocketCookie, sema.FSkboutput, sema.FWriteUser, sema.FReg:
+		g.netScalar(call)
 	case sema.FHasKey:
 		key, l := g.keyArg(args)
 		g.lookup(l, key)
@@ -276,6 +280,8 @@ func (g *gen) compositeCall(call *ast.Call, dst int) {
 		g.buf(args, t, dst)
 	case sema.FNtop:
 		g.ntop(args, dst)
+	case sema.FPton, sema.FMacaddr, sema.FCgroupPath:
+		g.netComposite(call, dst)
 	default:
 		g.fail(call, "%s() has no value", call.Name)
 	}

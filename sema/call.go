@@ -231,6 +231,8 @@ func (c *checker) call(call *ast.Call) *Type {
 		}
 		c.prog.Types[id] = VoidT
 		return Uint64
+	case FPton, FMacaddr, FCgroupPath, FPercpuKaddr, FSocketCookie, FSkboutput, FWriteUser, FReg, FErrorf, FWarnf, FDebugf:
+		return c.netCall(call, f)
 	case FBuf:
 		return c.buf(call)
 	case FNtop:

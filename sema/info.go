@@ -78,6 +78,9 @@ type Prog struct {
 	// for, such as ppid's (uint32)curtask->real_parent->pid, or *&$x's
 	// $x, which code generation generates in its place.
 	Stands map[ast.Expr]ast.Expr
+	// Expanded holds, for each errorf() and warnf(), the macro calls it
+	// was expanded from, innermost last.
+	Expanded map[*ast.Call][]token.Span
 	// Retval is where fexit finds the return value; nil elsewhere.
 	Retval *ArgField
 }

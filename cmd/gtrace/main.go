@@ -50,6 +50,7 @@ OPTIONS:
                    stages may be given, comma separated or in several -d
     --dry-run      compile and load through the verifier, but do not attach
     --unsafe       allow unsafe functions (system, signal)
+    --no-warnings  disable all warning messages
     --no-fusion    run each syscall tracepoint as itself, not fused into the
                    raw_syscalls dispatchers (for comparing the two)
     --stats        print what each probe cost at exit: runs, run time, lost events
@@ -85,6 +86,7 @@ type options struct {
 	stats             bool
 	includeDirs       []string
 	mode              string // --mode: "bench" or ""
+	noWarnings        bool
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -225,6 +227,8 @@ func parseArgs(args []string) (*options, error) {
 			err = o.setMode(strings.TrimPrefix(a, "--mode="))
 		case a == "--bench":
 			err = o.setBench()
+		case a == "--no-warnings":
+			o.noWarnings = true
 		case a == "--":
 			o.params = append(o.params, args[i+1:]...)
 			i = len(args)
@@ -400,7 +404,7 @@ func trace(o *options, stdout, stderr io.Writer) error {
 	if err != nil {
 		return rendered(stderr, err)
 	}
-	if prog.Warnings != nil {
+	if prog.Warnings != nil && !o.noWarnings {
 		prog.Warnings.Render(stderr)
 	}
 
@@ -424,7 +428,8 @@ func trace(o *options, stdout, stderr io.Writer) error {
 	}
 	ropts := &runtime.Options{Printer: printer, Stderr: stderr, Verbose: o.verbose,
 		MissingProbes: prog.Info.Config.MissingProbes,
-		DryRun:        o.dryRun, Quiet: o.quiet, Stats: o.stats, Flush: bw.Flush, Bench: o.mode == "bench"}
+		DryRun:        o.dryRun, Quiet: o.quiet, Stats: o.stats, Flush: bw.Flush, Bench: o.mode == "bench",
+		NoWarnings: o.noWarnings}
 	if os.Getenv("__BPFTRACE_NOTIFY_PROBES_ATTACHED") != "" {
 		// bpftrace's own test runner sets this to learn when the probes
 		// are attached; gtrace says so the same way.
