@@ -18,7 +18,7 @@ import (
 
 func init() {
 	register(&provider{kind: Uprobe, names: []string{"uprobe", "u"},
-		progType: ebpf.Kprobe, context: Registers, builtins: []builtin.Var{builtin.ArgN, builtin.Func},
+		progType: ebpf.Kprobe, context: Registers, builtins: []builtin.Var{builtin.ArgN, builtin.Func, builtin.Args},
 		userSpace: true, parse: parseUprobe(Uprobe), attach: attachUprobe,
 		list: &listing{inBinary: inBinaryFunctions("uprobe")}})
 	// A binary's functions are listed once, as uprobes, unless the

@@ -110,4 +110,5 @@ const (
 	SyscallArg                  // a syscall argument, from the saved registers
 	SyscallNr                   // the syscall's number
 	SyscallRet                  // the syscall's return value
+	FromRegister                // a uprobe's argument: (Type)argN, N in Arg
 )

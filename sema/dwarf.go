@@ -1,0 +1,113 @@
+package sema
+
+import (
+	"fmt"
+
+	"github.com/cilium/ebpf/btf"
+
+	"gtrace/lang/ast"
+	"gtrace/lang/builtin"
+	"gtrace/probe"
+	"gtrace/symbol"
+)
+
+// uprobeArgs are the parameters of a uprobe's function, typed by the
+// binary's DWARF. Each is read from the register it is passed in.
+func (c *checker) uprobeArgs() ([]*ArgField, error) {
+	p := &c.prog.Probe
+	if p.Event == "" {
+		return nil, fmt.Errorf("args needs a function name, not an address, to find its parameters")
+	}
+	d, err := symbol.DebugInfo(p.Target)
+	if err != nil {
+		return nil, err
+	}
+	params, err := d.Params(p.Event)
+	if err != nil {
+		return nil, err
+	}
+	fields := make([]*ArgField, 0, len(params))
+	for i, prm := range params {
+		t := fromBTF(prm.Type)
+		if t != nil && !t.IsScalar() {
+			t = nil // passed by value, in registers gtrace does not map
+		}
+		fields = append(fields, &ArgField{Name: prm.Name, Size: 8, Type: t, From: FromRegister, Arg: i})
+	}
+	return fields, nil
+}
+
+// registerArg makes args.NAME of a uprobe stand for (T)argN.
+func (c *checker) registerArg(e *ast.Field, f *ArgField) *Type {
+	if f.Arg >= 6 {
+		c.errorf(e, "args.%s is passed on the stack: a uprobe reads only the six arguments passed in registers", f.Name)
+		return nil
+	}
+	id := &ast.Ident{At: e.At, Name: fmt.Sprintf("arg%d", f.Arg)}
+	c.prog.Builtins[id] = builtin.ArgN
+	c.prog.Types[id] = Uint64
+	cast := &ast.Cast{At: e.At, Type: &ast.TypeExpr{At: e.At, Name: "uint64"}, X: id}
+	c.prog.Types[cast] = f.Type
+	c.prog.Stands[e] = cast
+	return f.Type
+}
+
+// wholeArgs makes args alone stand for the record of all its fields,
+// (name = args.name, ...), as bpftrace prints and stores it.
+func (c *checker) wholeArgs(e *ast.Ident) *Type {
+	fields, err := c.probeArgs()
+	if err != nil {
+		c.errorf(e, "%v", err)
+		return nil
+	}
+	if len(fields) == 0 {
+		c.errorf(e, "%s has no arguments", c.prog.Probe.Name)
+		return nil
+	}
+	rec := &ast.Tuple{At: e.At}
+	for _, f := range fields {
+		rec.Elems = append(rec.Elems, &ast.Field{At: e.At, X: &ast.Ident{At: e.At, Name: "args"}, Name: f.Name})
+		rec.Names = append(rec.Names, f.Name)
+	}
+	c.prog.Stands[e] = rec
+	return c.expr(rec)
+}
+
+// userType finds a struct, union, enum or typedef in the DWARF of the
+// probe's binary, for a uprobe's casts and declarations.
+func (c *checker) userType(name string) (btf.Type, bool) {
+	p := &c.prog.Probe
+	if !p.UserSpace() || p.Kind == probe.Usdt || p.Target == "" {
+		return nil, false
+	}
+	d, err := symbol.DebugInfo(p.Target)
+	if err != nil {
+		return nil, false
+	}
+	return d.Type(name)
+}
+
+// rawTracepointArgs are a raw tracepoint's arguments, typed by the
+// kernel's BTF: the parameters of the function the kernel generates
+// for it, after the leading context pointer.
+func (c *checker) rawTracepointArgs() ([]*ArgField, error) {
+	var fn *btf.Func
+	var err error
+	for _, prefix := range []string{"__probestub_", "__traceiter_"} {
+		if fn, err = c.opts.Func(prefix + c.prog.Probe.Event); err == nil {
+			break
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("no BTF for raw tracepoint %s: %w", c.prog.Probe.Event, err)
+	}
+	proto, ok := fn.Type.(*btf.FuncProto)
+	if !ok || len(proto.Params) == 0 {
+		return nil, fmt.Errorf("%s has no prototype in the kernel's BTF", fn.Name)
+	}
+	var fields []*ArgField
+	for i, p := range proto.Params[1:] {
+		fields = append(fields, &ArgField{Name: p.Name, Offset: 8 * i, Size: 8, Type: fromBTF(p.Type)})
+	}
+	return fields, nil
+}
