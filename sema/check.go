@@ -1205,7 +1205,7 @@ func (c *checker) field(e *ast.Field) *Type {
 					c.errorf(e, "args.%s has a type gtrace can not read", e.Name)
 					return nil
 				}
-				if f.From == FromRegister {
+				if f.From == UprobeArg {
 					return c.registerArg(e, f)
 				}
 				c.prog.Args[e] = f

@@ -32,7 +32,7 @@ func (c *checker) uprobeArgs() ([]*ArgField, error) {
 		if t != nil && !t.IsScalar() {
 			t = nil // passed by value, in registers gtrace does not map
 		}
-		fields = append(fields, &ArgField{Name: prm.Name, Size: 8, Type: t, From: FromRegister, Arg: i})
+		fields = append(fields, &ArgField{Name: prm.Name, Size: 8, Type: t, From: UprobeArg, Arg: i})
 	}
 	return fields, nil
 }

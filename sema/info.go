@@ -106,9 +106,9 @@ type ArgSource int
 
 // The sources of args fields.
 const (
-	FromRecord   ArgSource = iota // the tracepoint's record, at Offset
-	SyscallArg                    // a syscall argument, from the saved registers
-	SyscallNr                     // the syscall's number
-	SyscallRet                    // the syscall's return value
-	FromRegister                  // a uprobe's argument: (Type)argN, N in Arg
+	FromRecord ArgSource = iota // the tracepoint's record, at Offset
+	SyscallArg                  // a syscall argument, from the saved registers
+	SyscallNr                   // the syscall's number
+	SyscallRet                  // the syscall's return value
+	UprobeArg                   // a uprobe's argument: (Type)argN, N in Arg
 )
