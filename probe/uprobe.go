@@ -20,7 +20,7 @@ func init() {
 	register(&provider{kind: Uprobe, names: []string{"uprobe", "u"},
 		progType: ebpf.Kprobe, context: Registers, builtins: []builtin.Var{builtin.ArgN, builtin.Func, builtin.Args},
 		userSpace: true, parse: parseUprobe(Uprobe), attach: attachUprobe,
-		list: &listing{inBinary: inBinaryFunctions("uprobe")}})
+		list: &listing{inBinary: inBinaryFunctions("uprobe"), params: uprobeParams}})
 	// A binary's functions are listed once, as uprobes, unless the
 	// pattern names uretprobe.
 	register(&provider{kind: Uretprobe, names: []string{"uretprobe", "ur"},
