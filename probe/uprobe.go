@@ -39,6 +39,9 @@ func parseUprobe(kind Kind) func(parts []string) ([]Probe, error) {
 		name = "uretprobe"
 	}
 	return func(parts []string) ([]Probe, error) {
+		if strings.Contains(parts[0], "@") && !fileExists(parts[0]) {
+			return parseSourceUprobe(kind, name, parts[0], parts[1:])
+		}
 		if len(parts) > 2 && parts[1] == "cpp" {
 			return parseCppUprobe(kind, name, parts[0], strings.Join(parts[2:], ":"))
 		}

@@ -471,3 +471,61 @@ func CTypeName(t btf.Type) string {
 	}
 	return t.TypeName()
 }
+
+// LineAddress finds the address of the first statement of line (and
+// column, when not 0) of the source file whose path ends with file.
+func (d *Debug) LineAddress(file string, line, col int) (uint64, error) {
+	r := d.lines.Reader()
+	var match string
+	var cus []*dwarf.Entry
+	for {
+		e, err := r.Next()
+		if err != nil {
+			return 0, err
+		}
+		if e == nil {
+			break
+		}
+		if e.Tag == dwarf.TagCompileUnit || e.Tag == dwarf.TagSkeletonUnit {
+			cus = append(cus, e)
+		}
+		r.SkipChildren()
+	}
+	var unit *dwarf.LineReader
+	for _, cu := range cus {
+		lr, err := d.lines.LineReader(cu)
+		if err != nil || lr == nil {
+			continue
+		}
+		for _, f := range lr.Files() {
+			if f == nil || !pathEndsWith(f.Name, file) || f.Name == match {
+				continue
+			}
+			if match != "" {
+				return 0, fmt.Errorf("Ambiguous source path, matches multiple files: %s, %s", match, f.Name)
+			}
+			match, unit = f.Name, lr
+		}
+	}
+	if unit == nil {
+		return 0, fmt.Errorf("No compilation unit matches %s", file)
+	}
+	var le dwarf.LineEntry
+	for unit.Next(&le) == nil {
+		if le.File != nil && le.File.Name == match && le.Line == line && (col == 0 || le.Column == col) {
+			return le.Address, nil
+		}
+	}
+	where := fmt.Sprintf("%s:%d", file, line)
+	if col > 0 {
+		where += fmt.Sprintf(":%d", col)
+	}
+	return 0, fmt.Errorf("Unable to map '%s' to address", where)
+}
+
+// pathEndsWith reports whether path ends with the path components of
+// suffix.
+func pathEndsWith(path, suffix string) bool {
+	path, suffix = filepath.Clean(path), filepath.Clean(suffix)
+	return path == suffix || strings.HasSuffix(path, "/"+strings.TrimPrefix(suffix, "/"))
+}
