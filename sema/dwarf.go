@@ -111,3 +111,13 @@ func (c *checker) rawTracepointArgs() ([]*ArgField, error) {
 	}
 	return fields, nil
 }
+
+// symbolPointee is what uaddr()'s pointer points to, as bpftrace types
+// it by the symbol's size: a signed integer of 1, 2 or 4 bytes, else
+// of 8.
+func symbolPointee(size uint64) btf.Type {
+	if size != 1 && size != 2 && size != 4 {
+		size = 8
+	}
+	return &btf.Int{Name: fmt.Sprintf("int%d", 8*size), Size: uint32(size), Encoding: btf.Signed}
+}

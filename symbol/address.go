@@ -6,12 +6,12 @@ import (
 	"strings"
 )
 
-// Address returns the value of the symbol name in an ELF file, from
-// .symtab or .dynsym, for uaddr().
-func Address(path, name string) (uint64, error) {
+// Symbol returns the value and the size of the symbol name in an ELF
+// file, from .symtab or .dynsym, for uaddr().
+func Symbol(path, name string) (addr, size uint64, err error) {
 	f, err := elf.Open(path)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	defer f.Close()
 	for _, read := range []func() ([]elf.Symbol, error){f.Symbols, f.DynamicSymbols} {
@@ -19,9 +19,9 @@ func Address(path, name string) (uint64, error) {
 		for _, s := range syms {
 			base, _, _ := strings.Cut(s.Name, "@")
 			if base == name && s.Value != 0 {
-				return s.Value, nil
+				return s.Value, s.Size, nil
 			}
 		}
 	}
-	return 0, fmt.Errorf("%s has no symbol %s", path, name)
+	return 0, 0, fmt.Errorf("%s has no symbol %s", path, name)
 }
