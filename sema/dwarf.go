@@ -74,8 +74,12 @@ func (c *checker) wholeArgs(e *ast.Ident) *Type {
 }
 
 // userType finds a struct, union, enum or typedef in the DWARF of the
-// probe's binary, for a uprobe's casts and declarations.
+// probe's binary, for a uprobe's casts and declarations. The script's
+// own definitions, read before any probe, see only the kernel's.
 func (c *checker) userType(name string) (btf.Type, bool) {
+	if c.prog == nil {
+		return nil, false
+	}
 	p := &c.prog.Probe
 	if !p.UserSpace() || p.Kind == probe.Usdt || p.Target == "" {
 		return nil, false
