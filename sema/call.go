@@ -159,6 +159,7 @@ func (c *checker) call(call *ast.Call) *Type {
 			return nil
 		}
 		c.prog.Consts[call] = int64(addr)
+		c.uaddrBias(call)
 		return &Type{Kind: Pointer, Size: 8, BTF: symbolPointee(size)}
 	case FStrcontains:
 		a, b := c.expr(args[0]), c.expr(args[1])

@@ -125,3 +125,27 @@ func symbolPointee(size uint64) btf.Type {
 	}
 	return &btf.Int{Name: fmt.Sprintf("int%d", 8*size), Size: uint32(size), Encoding: btf.Signed}
 }
+
+// uaddrBias prepares uaddr() in a uprobe on a position-independent
+// file, whose symbols are where the file is loaded plus their link-time
+// address: the probe's own link-time address, which the traced ip less
+// gives where the file is loaded. A uretprobe's ip is the return
+// address, which tells nothing, so its uaddr() stays link-time.
+func (c *checker) uaddrBias(e ast.Expr) {
+	p := &c.prog.Probe
+	if p.Kind != probe.Uprobe && p.Kind != probe.Usdt {
+		return
+	}
+	fn, fileOff := p.Event, p.Address
+	if p.Kind == probe.Usdt {
+		fn, fileOff = "", p.USDT.LocationOffset
+	}
+	vaddr, pie, err := symbol.ProbeAddress(p.Target, fn, p.Offset, fileOff)
+	if err != nil {
+		c.errorf(e, "uaddr(): %v", err)
+		return
+	}
+	if pie {
+		c.prog.ProbeVaddr = vaddr
+	}
+}

@@ -77,6 +77,9 @@ type Prog struct {
 	Stands map[ast.Expr]ast.Expr
 	// Retval is where fexit finds the return value; nil elsewhere.
 	Retval *ArgField
+	// ProbeVaddr is a uprobe's link-time address in a position-independent
+	// file, from which uaddr() finds where the file is loaded; 0 elsewhere.
+	ProbeVaddr uint64
 }
 
 // Variable is one declared scratch variable.

@@ -16,6 +16,8 @@ import (
 // dwarfProgram calls functions whose parameters a script reads by name,
 // after a pause for the tracer to attach.
 const dwarfProgram = `#include <unistd.h>
+int GLOBAL_A = 0x55555555;
+char GLOBAL_D = -8;
 struct Foo { int a; char b[10]; int c[3]; };
 struct Bar { int x; struct Foo *foos[2]; };
 __attribute__((noinline)) int one(int *n, char c) { return *n + c; }
@@ -40,7 +42,7 @@ int main(void) {
 var hexPointer = regexp.MustCompile(`0x[0-9a-f]+`)
 
 // twoLine is the line of two's opening brace in dwarfProgram.
-const twoLine = 6
+const twoLine = 8
 
 // TestUprobeDwarfArgs reads uprobe arguments by name, typed by the
 // program's DWARF, alone and as the whole args record.
@@ -83,6 +85,21 @@ func nonEmptyLines(out string) string {
 	return b.String()
 }
 
+// TestUaddr reads globals through uaddr(), typed by their size, in a
+// program loaded where it is linked and in one loaded anywhere.
+func TestUaddr(t *testing.T) {
+	testutils.RequireRoot(t)
+	for _, flags := range [][]string{{"-no-pie", "-fno-pie"}, {"-pie", "-fPIE"}} {
+		bin := harness.BuildC(t, "uaddr", map[string]string{"uaddr.c": dwarfProgram}, flags...)
+		for _, probe := range []string{"uprobe:" + bin + ":one", "uprobe:" + bin + ":one+4"} {
+			r := harness.Gtrace(t, "-c", bin, "-e", probe+` { printf("%x %d\n", *uaddr("GLOBAL_A"), *uaddr("GLOBAL_D")); }`)
+			if got, want := harness.StripAttaching(r.Stdout), "55555555 -8\n"; r.Code != 0 || !strings.HasPrefix(got, want) {
+				t.Errorf("%v %s: exit code %d, stdout %q, want %q; stderr:\n%s", flags, probe, r.Code, got, want, r.Stderr)
+			}
+		}
+	}
+}
+
 // TestUprobeDwarfErrors checks that what DWARF can not answer is an
 // error at its place in the script.
 func TestUprobeDwarfErrors(t *testing.T) {
@@ -95,7 +112,7 @@ func TestUprobeDwarfErrors(t *testing.T) {
 		{"no such parameter", `uprobe:` + bin + `:one { print(args.x); }`, "ERROR: Can't find a field x in uprobe:" + bin + ":one"},
 		{"bad line", `uprobe:` + bin + `@dwarfargs.c:1000 { exit(); }`, "ERROR: Unable to map 'dwarfargs.c:1000' to address"},
 		{"bad file", `uprobe:` + bin + `@other.c:1 { exit(); }`, "ERROR: No compilation unit matches other.c"},
-		{"uretprobe source line", `uretprobe:` + bin + `@dwarfargs.c:6 { exit(); }`, "ERROR: Source code location not allowed"},
+		{"uretprobe source line", `uretprobe:` + bin + `@dwarfargs.c:8 { exit(); }`, "ERROR: Source code location not allowed"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := harness.Gtrace(t, "--dry-run", "-e", tc.script)
