@@ -112,8 +112,11 @@ func EnumValue(name string) (int64, bool) {
 }
 
 // Func finds a function of the fake kernel for fentry and fexit:
-// vfs_read or vfs_write.
+// vfs_read or vfs_write; or a raw tracepoint's, for its args.
 func Func(name string) (*btf.Func, error) {
+	if fn, ok := rawTracepointFunc(name); ok {
+		return fn, nil
+	}
 	if name != "vfs_read" && name != "vfs_write" {
 		return nil, fmt.Errorf("function %s is not in the kernel's BTF", name)
 	}
