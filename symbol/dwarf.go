@@ -264,8 +264,12 @@ var typeKeys = map[dwarf.Tag]string{
 
 func (d *Debug) record(e *dwarf.Entry, name string) {
 	if e.Tag == dwarf.TagSubprogram {
-		if _, ok := d.funcs[name]; !ok {
-			d.funcs[name] = e.Offset
+		// A C++ function is probed by its mangled name.
+		linkage, _ := e.Val(dwarf.AttrLinkageName).(string)
+		for _, n := range []string{name, linkage} {
+			if _, ok := d.funcs[n]; n != "" && !ok {
+				d.funcs[n] = e.Offset
+			}
 		}
 		return
 	}
@@ -328,10 +332,18 @@ func (d *Debug) Type(name string) (btf.Type, bool) {
 	return d.toBTF(t), true
 }
 
+// typeAt converts the type of entry e. A C++ reference, which Go's
+// debug/dwarf does not read, is passed as a pointer, and becomes one.
 func (d *Debug) typeAt(e *dwarf.Entry) btf.Type {
 	off, ok := e.Val(dwarf.AttrType).(dwarf.Offset)
 	if !ok {
 		return &btf.Void{}
+	}
+	r := d.info.Reader()
+	r.Seek(off)
+	if te, err := r.Next(); err == nil && te != nil &&
+		(te.Tag == dwarf.TagReferenceType || te.Tag == dwarf.TagRvalueReferenceType) {
+		return &btf.Pointer{Target: d.typeAt(te)}
 	}
 	t, err := d.info.Type(off)
 	if err != nil {

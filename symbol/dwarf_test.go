@@ -188,3 +188,28 @@ func functionAddress(tb testing.TB, bin, name string) uint64 {
 	tb.Fatalf("%s has no symbol %s", bin, name)
 	return 0
 }
+
+func TestDebugInfoCppReferences(t *testing.T) {
+	requireTool(t, "g++")
+	dir := t.TempDir()
+	src := "struct Foo { int a; };\nint f(int &x, Foo &&foo) { return x + foo.a; }\nint main() { int x = 1; return f(x, Foo{2}); }\n"
+	if err := os.WriteFile(filepath.Join(dir, "refs.cc"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	compile(t, dir, "g++", "-g", "-O0", "-o", "refs", "refs.cc")
+	d, err := DebugInfo(filepath.Join(dir, "refs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	params, err := d.Params("_Z1fRiO3Foo") // by its mangled name
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range params {
+		got = append(got, CTypeName(p.Type)+" "+p.Name)
+	}
+	if want := []string{"int* x", "struct Foo* foo"}; !slices.Equal(got, want) {
+		t.Errorf("params %q, want %q", got, want)
+	}
+}
