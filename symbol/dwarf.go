@@ -37,25 +37,32 @@ type Debug struct {
 	types map[string]dwarf.Offset
 }
 
+// debugCache holds each binary's DWARF, or why it has none, so that the
+// probes of a wildcard look once.
 var debugCache = struct {
 	sync.Mutex
-	m map[string]*Debug
-}{m: map[string]*Debug{}}
+	m map[string]debugResult
+}{m: map[string]debugResult{}}
+
+type debugResult struct {
+	d   *Debug
+	err error
+}
 
 // DebugInfo reads the DWARF of the binary at path: its own, a split
 // unit's (.dwo or .dwp), or a separate debug file's.
 func DebugInfo(path string) (*Debug, error) {
 	debugCache.Lock()
 	defer debugCache.Unlock()
-	if d, ok := debugCache.m[path]; ok {
-		return d, nil
+	if r, ok := debugCache.m[path]; ok {
+		return r.d, r.err
 	}
 	d, err := loadDebug(path)
 	if err != nil {
-		return nil, fmt.Errorf("no debuginfo found for %s: %w", path, err)
+		err = fmt.Errorf("no debuginfo found for %s: %w", path, err)
 	}
-	debugCache.m[path] = d
-	return d, nil
+	debugCache.m[path] = debugResult{d, err}
+	return d, err
 }
 
 func loadDebug(path string) (*Debug, error) {
