@@ -27,14 +27,33 @@ func (c *checker) uprobeArgs() ([]*ArgField, error) {
 		return nil, err
 	}
 	fields := make([]*ArgField, 0, len(params))
-	for i, prm := range params {
+	reg := 0
+	for _, prm := range params {
 		t := fromBTF(prm.Type)
-		if t != nil && !t.IsScalar() {
-			t = nil // passed by value, in registers gtrace does not map
+		if t != nil && (!t.IsScalar() || t.Size > 8) {
+			t = nil // a struct or a 128-bit integer: not one register
 		}
-		fields = append(fields, &ArgField{Name: prm.Name, Size: 8, Type: t, From: UprobeArg, Arg: i})
+		fields = append(fields, &ArgField{Name: prm.Name, Size: 8, Type: t, From: UprobeArg, Arg: reg})
+		reg += intRegisters(prm.Type)
 	}
 	return fields, nil
+}
+
+// intRegisters is how many of the integer registers the x86_64 calling
+// convention passes a parameter of type t in: none for a float or a
+// struct larger than 16 bytes (in memory), two for 16 bytes.
+func intRegisters(t btf.Type) int {
+	if _, ok := btf.UnderlyingType(t).(*btf.Float); ok {
+		return 0
+	}
+	size, err := btf.Sizeof(t)
+	switch {
+	case err != nil || size > 16:
+		return 0
+	case size > 8:
+		return 2
+	}
+	return 1
 }
 
 // registerArg makes args.NAME of a uprobe stand for (T)argN.

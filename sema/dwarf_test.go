@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cilium/ebpf/btf"
+
 	"gtrace/lang/parser"
 	"gtrace/lang/token"
 )
@@ -38,6 +40,26 @@ func TestRawTracepointArgs(t *testing.T) {
 		}
 		if !strings.HasPrefix(got, tc.want) {
 			t.Errorf("%s: got %q, want %q", tc.src, got, tc.want)
+		}
+	}
+}
+
+func TestIntRegisters(t *testing.T) {
+	long := &btf.Int{Name: "long", Size: 8, Encoding: btf.Signed}
+	for _, tc := range []struct {
+		t    btf.Type
+		want int
+	}{
+		{&btf.Int{Name: "char", Size: 1}, 1},
+		{&btf.Pointer{Target: &btf.Void{}}, 1},
+		{&btf.Typedef{Name: "off_t", Type: long}, 1},
+		{&btf.Int{Name: "__int128", Size: 16}, 2},
+		{&btf.Struct{Name: "pair", Size: 16, Members: []btf.Member{{Name: "a", Type: long}, {Name: "b", Type: long, Offset: 64}}}, 2},
+		{&btf.Struct{Name: "big", Size: 24}, 0},
+		{&btf.Float{Name: "double", Size: 8}, 0},
+	} {
+		if got := intRegisters(tc.t); got != tc.want {
+			t.Errorf("intRegisters(%v) = %d, want %d", tc.t, got, tc.want)
 		}
 	}
 }

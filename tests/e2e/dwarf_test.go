@@ -26,6 +26,7 @@ __attribute__((noinline)) struct Foo *two(struct Foo *foo)
   return foo;
 }
 __attribute__((noinline)) int bar(struct Bar *b) { return b->x; }
+__attribute__((noinline)) long mixed(__int128 big, double d, int after) { return big + d + after; }
 int main(void) {
 	usleep(300000);
 	int n = 13;
@@ -34,6 +35,7 @@ int main(void) {
 	one(&n, 'x');
 	two(&f);
 	bar(&b);
+	mixed(1, 2.5, 42);
 	return 0;
 }
 `
@@ -59,6 +61,7 @@ func TestUprobeDwarfArgs(t *testing.T) {
 		{"cast to a DWARF struct", `uprobe:BIN:two { printf("%d\n", ((struct Foo *)arg0)->a); }`, "123\n"},
 		{"script struct first", `struct Foo { int z; } uprobe:BIN:two { printf("%d\n", ((struct Foo *)arg0)->z); }`, "123\n"},
 		{"array of pointers", `uprobe:BIN:bar { let $x: struct Foo *[2] = args.b->foos; printf("%d\n", $x[1]->a); }`, "123\n"},
+		{"after two registers and a float", `uprobe:BIN:mixed { print(args.after); }`, "42\n"},
 		{"source line", `uprobe:BIN@dwarfargs.c:` + strconv.Itoa(twoLine) + ` { printf("%d\n", ((struct Foo *)arg0)->a); }`, "123\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
