@@ -38,6 +38,8 @@ var builtinSamples = map[string][]string{
 		`tracepoint:syscalls:sys_exit_read { @x = hist(args.ret); }`,
 		`fentry:vfs_read { @x[args.count] = count(); @y = args.file->f_flags; }`,
 		`fexit:vfs_read { @x = args.count; }`,
+		`rawtracepoint:sched_switch { @x[args.next->pid, args.preempt] = args.prev_state; print(args); }`,
+		`uprobe:DWARF_BINARY:two { @x = args.foo->a + *args.n; @y[args] = 1; print(args.foo->b); }`,
 	},
 	"probe":   {`BEGIN { @x[probe] = count(); }`, `kprobe:vfs_read { printf("%s\n", probe); }`},
 	"curtask": {`BEGIN { @x = curtask; }`, `kprobe:vfs_read { @x[curtask] = count(); }`},
@@ -174,7 +176,7 @@ func check(t testing.TB, src string, opts *sema.Options) (*sema.Info, *token.Fil
 // gap, which must still fail as listed.
 func compile(t testing.TB, src string, opts *codegen.Options) *codegen.Output {
 	t.Helper()
-	info, f := check(t, src, fakeOptions())
+	info, f := check(t, withDwarfBinary(t, src), fakeOptions())
 	o := codegen.Options{NumCPU: 2, File: f}
 	if opts != nil {
 		o = *opts

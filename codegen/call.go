@@ -198,8 +198,11 @@ func (g *gen) scalarCall(call *ast.Call) {
 		}
 		fn := map[string]asm.BuiltinFunc{"boot": asm.FnKtimeGetBootNs, "monotonic": asm.FnKtimeGetNs, "tai": asm.FnKtimeGetTaiNs}[clock]
 		g.emit(fn.Call())
-	case sema.FKaddr, sema.FUaddr:
+	case sema.FKaddr:
 		g.loadImm(asm.R0, g.prog.Consts[call])
+	case sema.FUaddr:
+		g.loadImm(asm.R0, g.prog.Consts[call])
+		g.addLoadBias()
 	case sema.FKstack:
 		g.stackID(0)
 	case sema.FBswap:

@@ -1152,8 +1152,7 @@ func (c *checker) ident(e *ast.Ident) *Type {
 	}
 	switch b {
 	case builtin.Args:
-		c.errorf(e, "The args builtin must be followed by a field, such as args.%s", "name")
-		return nil
+		return c.wholeArgs(e)
 	case builtin.Func:
 		if c.prog.Probe.Funcs != nil {
 			return StringType(c.prog.Probe.NameSize())
@@ -1217,6 +1216,9 @@ func (c *checker) field(e *ast.Field) *Type {
 				if f.Type == nil {
 					c.errorf(e, "args.%s has a type gtrace can not read", e.Name)
 					return nil
+				}
+				if f.From == UprobeArg {
+					return c.registerArg(e, f)
 				}
 				c.prog.Args[e] = f
 				return f.Type

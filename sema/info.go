@@ -83,6 +83,9 @@ type Prog struct {
 	Expanded map[*ast.Call][]token.Span
 	// Retval is where fexit finds the return value; nil elsewhere.
 	Retval *ArgField
+	// ProbeVaddr is a uprobe's link-time address in a position-independent
+	// file, from which uaddr() finds where the file is loaded; 0 elsewhere.
+	ProbeVaddr uint64
 }
 
 // Variable is one declared scratch variable.
@@ -116,4 +119,5 @@ const (
 	SyscallArg                  // a syscall argument, from the saved registers
 	SyscallNr                   // the syscall's number
 	SyscallRet                  // the syscall's return value
+	UprobeArg                   // a uprobe's argument: (Type)argN, N in Arg
 )

@@ -19,6 +19,7 @@ import (
 	"gtrace/probe"
 	"gtrace/runtime"
 	"gtrace/sema"
+	"gtrace/symbol"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -39,6 +40,8 @@ OPTIONS:
     -lv [SEARCH]   list probes with their arguments
     -c CMD         run CMD, set cpid, and exit when it exits
     -I DIR         add DIR to the directories searched by #include
+    --debuginfo DIR[:DIR]
+                   search DIR for the debug files of stripped binaries
     -p PID         trace only process PID; exit when it exits
     -f FORMAT      output format: text (default) or json
     -o FILE        write output to FILE
@@ -87,6 +90,7 @@ type options struct {
 	includeDirs       []string
 	mode              string // --mode: "bench" or ""
 	noWarnings        bool
+	debugDirs         []string
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -117,6 +121,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "ERROR: %v\n\n%s", err, usage)
 		return 1
 	}
+	symbol.DebugDirs = opts.debugDirs
 	if opts.list {
 		return list(opts, stdout, stderr)
 	}
@@ -210,6 +215,8 @@ func parseArgs(args []string) (*options, error) {
 			err = fmt.Errorf("USAGE: invalid option for -d: d (bpftrace 0.17's -dd, its most verbose debug output, is gone: -d takes a stage, one of %s)", validStages)
 		case strings.HasPrefix(a, "-d") && !strings.HasPrefix(a, "--"):
 			err = o.debug.parse(a[2:])
+		case a == "--debuginfo" || strings.HasPrefix(a, "--debuginfo="):
+			o.debugDirs, err = debugDirs(o.debugDirs, a, value)
 		case a == "--dry-run":
 			o.dryRun = true
 		case a == "--unsafe":

@@ -114,10 +114,14 @@ func EnumValue(name string) (int64, bool) {
 }
 
 // Func finds a function of the fake kernel for fentry and fexit:
-// vfs_read, vfs_write or tcp_v4_connect.
+// vfs_read, vfs_write or tcp_v4_connect; or a raw tracepoint's, for its
+// args.
 func Func(name string) (*btf.Func, error) {
 	if name == "tcp_v4_connect" {
 		return tcpConnect(), nil
+	}
+	if fn, ok := rawTracepointFunc(name); ok {
+		return fn, nil
 	}
 	if name != "vfs_read" && name != "vfs_write" {
 		return nil, fmt.Errorf("function %s is not in the kernel's BTF", name)
