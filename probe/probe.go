@@ -35,6 +35,7 @@ const (
 	Usdt
 	Self
 	Watchpoint
+	Bench
 )
 
 // Probe is one concrete attach point after alias resolution and wildcard

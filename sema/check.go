@@ -45,6 +45,9 @@ type Options struct {
 	// Kaddr finds a kernel symbol's address for kaddr(); the running
 	// kernel's /proc/kallsyms when nil.
 	Kaddr func(name string) (uint64, bool)
+	// KernelVar finds the BTF type id of a kernel variable, for
+	// percpu_kaddr(); kernel.KernelVar when nil.
+	KernelVar func(name string) (btf.TypeID, error)
 	// HasKprobes says whether kprobes can attach; kernel.HasKprobes
 	// when nil.
 	HasKprobes func() bool
@@ -94,6 +97,9 @@ func Check(prog *ast.Program, opts *Options) (*Info, diag.List) {
 	if c.opts.Kaddr == nil {
 		c.opts.Kaddr = (&symbol.Kernel{}).Addr
 	}
+	if c.opts.KernelVar == nil {
+		c.opts.KernelVar = kernel.KernelVar
+	}
 	if c.opts.HasKprobes == nil {
 		c.opts.HasKprobes = kernel.HasKprobes
 	}
@@ -103,6 +109,7 @@ func Check(prog *ast.Program, opts *Options) (*Info, diag.List) {
 	c.declareCTypes(prog)
 	c.declareMaps(prog)
 	c.expand(prog)
+	c.checkBenchNames()
 	if c.errs.HasErrors() {
 		return nil, c.sorted()
 	}
@@ -129,6 +136,7 @@ func Check(prog *ast.Program, opts *Options) (*Info, diag.List) {
 		c.info.MapNames = append(c.info.MapNames, name)
 	}
 	sort.Strings(c.info.MapNames)
+	c.checkDummyTSMap()
 	if c.errs.HasErrors() {
 		return nil, c.sorted()
 	}
@@ -295,7 +303,8 @@ func (c *checker) checkProgs() {
 			Types: map[ast.Expr]*Type{}, Vars: map[*ast.Var]*Variable{},
 			Builtins: map[*ast.Ident]Builtin{}, Funcs: map[*ast.Call]Func{},
 			Args: map[*ast.Field]*ArgField{}, Consts: map[ast.Expr]int64{},
-			Members: map[*ast.Field]Member{}, Stands: map[ast.Expr]ast.Expr{}}
+			Members: map[*ast.Field]Member{}, Stands: map[ast.Expr]ast.Expr{},
+			Expanded: map[*ast.Call][]token.Span{}}
 		c.prog = p
 		c.scopes = []map[string]*Variable{{}}
 		if p.Node.Pred != nil {
@@ -656,6 +665,9 @@ func (c *checker) mapAssign(m *ast.Map, t *Type, s *ast.AssignStmt, reported boo
 			mi.Value.Agg == AggHist && mi.Value.HistBits != t.HistBits {
 			c.errorf(s, "Different parameters for %s of %s", t.Agg, m.Name)
 		}
+		if mi.Value.Agg == AggTSeries {
+			mi.Value = c.sameTSeries(s, mi.Value, t)
+		}
 	case !c.assignable(mi.Value, t):
 		c.errorf(s, "Type mismatch for %s: trying to assign value of type '%s' when map already contains a value of type '%s'", m.Name, t, mi.Value)
 	default:
@@ -723,7 +735,7 @@ func (c *checker) keyType(t *Type, e ast.Expr) *Type {
 		return Slot(t)
 	case Bool:
 		return BoolT
-	case String, Tuple, KStack, UStack, Ksym, Usym, Timestamp, Buffer, Inet, Array, Pointer, Record, Invalid:
+	case String, Tuple, KStack, UStack, Ksym, Usym, Timestamp, Buffer, Inet, Array, Pointer, Record, MacAddr, Invalid:
 		return t
 	}
 	c.errorf(e, "Value of type '%s' can not be used as a map key", t)
@@ -1144,8 +1156,7 @@ func (c *checker) ident(e *ast.Ident) *Type {
 	}
 	switch b {
 	case builtin.Args:
-		c.errorf(e, "The args builtin must be followed by a field, such as args.%s", "name")
-		return nil
+		return c.wholeArgs(e)
 	case builtin.Func:
 		if c.prog.Probe.Funcs != nil {
 			return StringType(c.prog.Probe.NameSize())
@@ -1209,6 +1220,9 @@ func (c *checker) field(e *ast.Field) *Type {
 				if f.Type == nil {
 					c.errorf(e, "args.%s has a type gtrace can not read", e.Name)
 					return nil
+				}
+				if f.From == UprobeArg {
+					return c.registerArg(e, f)
 				}
 				c.prog.Args[e] = f
 				return f.Type
@@ -1326,6 +1340,9 @@ func (c *checker) aggregation(call *ast.Call, f Func) *Type {
 		return &Type{Kind: Invalid}
 	}
 	c.prog.Funcs[call] = f
+	if f == FTseries {
+		return c.tseries(call)
+	}
 	t := &Type{Kind: Agg, Agg: f.Agg()}
 	for _, a := range call.Args {
 		c.wantInt(a, c.expr(a))
