@@ -25,6 +25,8 @@ type Output struct {
 	Stacks bool
 	// MaxStrlen is max_strlen, which also bounds strftime()'s text.
 	MaxStrlen int
+	// The config settings user space follows.
+	sema.Settings
 	// Slots places each fused syscall program, by program name, in the
 	// program array its dispatcher tail-calls through.
 	Slots map[string]int
@@ -85,7 +87,8 @@ func Compile(info *sema.Info, opts *Options) (*Output, error) {
 		opts.NumCPU = n
 	}
 	out := &Output{Spec: &ebpf.CollectionSpec{Maps: map[string]*ebpf.MapSpec{}, Programs: map[string]*ebpf.ProgramSpec{}},
-		Maps: map[string]*MapLayout{}, MaxStrlen: info.Config.MaxStrlen, Slots: map[string]int{}}
+		Maps: map[string]*MapLayout{}, MaxStrlen: info.Config.MaxStrlen, Slots: map[string]int{},
+		Settings: info.Config.Settings}
 	arrays := arrayMaps(info)
 	for i, name := range info.MapNames {
 		mi := info.Maps[name]
@@ -136,7 +139,7 @@ func Compile(info *sema.Info, opts *Options) (*Output, error) {
 		used = max(used, g.scratch)
 		name := fmt.Sprintf("p%d", i)
 		spec := &ebpf.ProgramSpec{Name: name, Type: p.Probe.ProgramType(),
-			Instructions: insns, License: "GPL", AttachType: p.Probe.AttachType()}
+			Instructions: insns, License: info.Config.License, AttachType: p.Probe.AttachType()}
 		if spec.AttachType != 0 && p.Probe.Funcs == nil {
 			spec.AttachTo = p.Probe.Func()
 		}

@@ -120,7 +120,8 @@ func Run(out *codegen.Output, opts *Options) (code int, err error) {
 		return 1, err
 	}
 	r := &run{out: out, opts: opts, progs: map[string]*ebpf.Program{},
-		dec:     &decoder{ksyms: &symbol.Kernel{}, usyms: &symbol.User{}, boot: boot, maxStrlen: out.MaxStrlen},
+		dec:     &decoder{ksyms: &symbol.Kernel{}, usyms: &symbol.User{}, boot: boot, maxStrlen: out.MaxStrlen,
+			trailer: out.StrTruncTrailer, defaultStack: out.StackMode},
 		formats: map[int]*output.Format{}}
 	defer r.close()
 	if err := r.load(); err != nil {
@@ -731,6 +732,9 @@ func (r *run) finish() error {
 		}
 		maps = append(maps, m)
 	}
+	if !r.out.PrintMapsOnExit {
+		maps = nil
+	}
 	if err := output.PrintExit(r.opts.Printer, maps); err != nil {
 		return err
 	}
@@ -845,7 +849,7 @@ func (r *run) handle(rec []byte) error {
 		case codegen.EvPrintf:
 			return p.Printf(s)
 		case codegen.EvCat:
-			b, err := os.ReadFile(s)
+			b, err := readCat(s, r.out.MaxCatBytes)
 			if err != nil {
 				fmt.Fprintf(r.opts.Stderr, "ERROR: failed to open file '%s': %v\n", s, err)
 				return nil

@@ -18,11 +18,13 @@ type Config struct {
 	// nothing does: "error", "warn" (dropped with a warning) or
 	// "ignore" (dropped).
 	MissingProbes string
+	Settings
 }
 
 // DefaultConfig returns bpftrace's defaults.
 func DefaultConfig() Config {
-	return Config{MaxStrlen: 1024, MaxMapKeys: 4096, MaxProbes: 1024, MissingProbes: "error"}
+	return Config{MaxStrlen: 1024, MaxMapKeys: 4096, MaxProbes: 1024, MissingProbes: "error",
+		Settings: defaultSettings()}
 }
 
 // Info is what the checker found out about a program.
