@@ -15,6 +15,9 @@ import (
 
 // call checks a function call used as an expression or statement.
 func (c *checker) call(call *ast.Call) *Type {
+	if isConfig(call.Name) && len(call.Args) == 0 {
+		return c.configRecord(call)
+	}
 	f := lookupFunc(call.Name)
 	if f == NoFunc {
 		c.errorf(call, "Unknown function: %s", call.Name)

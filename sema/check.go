@@ -1112,6 +1112,9 @@ func (c *checker) wantInt(e ast.Expr, t *Type) {
 }
 
 func (c *checker) ident(e *ast.Ident) *Type {
+	if isConfig(e.Name) {
+		return c.configRecord(e)
+	}
 	b := lookupBuiltin(e.Name)
 	if b == builtin.None {
 		if v, ok := c.enumValue(e.Name); ok {
