@@ -120,7 +120,7 @@ func Run(out *codegen.Output, opts *Options) (code int, err error) {
 		return 1, err
 	}
 	r := &run{out: out, opts: opts, progs: map[string]*ebpf.Program{},
-		dec:     &decoder{ksyms: &symbol.Kernel{}, usyms: &symbol.User{}, boot: boot, maxStrlen: out.MaxStrlen,
+		dec: &decoder{ksyms: &symbol.Kernel{}, usyms: &symbol.User{}, boot: boot, maxStrlen: out.MaxStrlen,
 			trailer: out.StrTruncTrailer, defaultStack: out.StackMode},
 		formats: map[int]*output.Format{}}
 	defer r.close()
