@@ -18,6 +18,9 @@ func (c *checker) call(call *ast.Call) *Type {
 	if isConfig(call.Name) && len(call.Args) == 0 {
 		return c.configRecord(call)
 	}
+	if call.Name == "getopt" {
+		return c.getopt(call)
+	}
 	f := lookupFunc(call.Name)
 	if f == NoFunc {
 		c.errorf(call, "Unknown function: %s", call.Name)

@@ -187,9 +187,9 @@ func parseBool(v configValue) (bool, bool) {
 		return v.num != 0, true
 	}
 	switch strings.ToLower(v.str) {
-	case "true", "1":
+	case "true", "1", "on", "yes":
 		return true, true
-	case "false", "0":
+	case "false", "0", "off", "no":
 		return false, true
 	}
 	return false, false

@@ -14,6 +14,7 @@ type Config struct {
 	MaxProbes  int // attach points a script may expand to
 	Unsafe     bool
 	Params     []string // positional parameters $1..$N
+	Named      []string // program options after --, "name" or "name=value", for getopt()
 	// MissingProbes says what a probe whose attach points all matched
 	// nothing does: "error", "warn" (dropped with a warning) or
 	// "ignore" (dropped).
@@ -30,6 +31,8 @@ func DefaultConfig() Config {
 // Info is what the checker found out about a program.
 type Info struct {
 	Config Config
+	// Options are the program options getopt() reads, by name.
+	Options map[string]*ProgramOption
 	// Maps holds every map by name ("@x"); MapNames lists them sorted.
 	Maps     map[string]*MapInfo
 	MapNames []string
