@@ -388,6 +388,9 @@ func (g *gen) cond(e ast.Expr, target string) {
 
 // constInt evaluates an expression the checker proved constant.
 func (g *gen) constInt(e ast.Expr) int64 {
+	if x := g.prog.Stands[e]; x != nil {
+		return g.constInt(x) // a positional parameter's literal
+	}
 	switch e := e.(type) {
 	case *ast.IntLit:
 		return int64(e.Value)
@@ -395,15 +398,8 @@ func (g *gen) constInt(e ast.Expr) int64 {
 		return -g.constInt(e.X)
 	case *ast.BlockExpr:
 		return g.constInt(e.Value)
-	case *ast.Positional:
-		if e.Count {
-			return int64(len(g.info.Config.Params))
-		}
-		var v int64
-		if e.N >= 1 && e.N <= len(g.info.Config.Params) {
-			fmt.Sscan(g.info.Config.Params[e.N-1], &v)
-		}
-		return v
+	case *ast.Positional: // $#; $N stands for its literal
+		return int64(len(g.info.Config.Params))
 	}
 	g.fail(e, "expected a constant")
 	return 0

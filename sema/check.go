@@ -201,7 +201,13 @@ func (c *checker) expand(prog *ast.Program) {
 		n := 0
 		judged := false // an error or a valid empty attach point says it all
 		for _, ap := range p.Attach {
-			probes, err := c.opts.Expand(ap.Text)
+			text, err := c.attachText(ap.Text)
+			if err != nil {
+				c.errorf(ap, "%v", err)
+				judged = true
+				continue
+			}
+			probes, err := c.opts.Expand(text)
 			var empty *probe.EmptyError
 			var missing *probe.MissingError
 			switch {
@@ -929,15 +935,7 @@ func (c *checker) exprType(e ast.Expr) *Type {
 		if e.Count {
 			return Int64
 		}
-		s, ok := c.param(e.N)
-		if !ok {
-			// bpftrace treats a missing positional parameter as 0 or "".
-			return Int64
-		}
-		if _, err := strconv.ParseInt(s, 0, 64); err == nil {
-			return Int64
-		}
-		return StringType(len(s) + 1)
+		return c.positional(e)
 	case *ast.Ident:
 		return c.ident(e)
 	case *ast.Var:
