@@ -41,7 +41,7 @@ func (c *checker) getopt(call *ast.Call) *Type {
 	def := ast.Expr(&ast.BoolLit{At: ast.At{Sp: call.Span()}})
 	if len(args) >= 2 {
 		def = args[1]
-		if _, ok := optionInt(def); !ok && !isLit[*ast.StrLit](def) && !isLit[*ast.BoolLit](def) {
+		if _, _, ok := optionInt(def); !ok && !isLit[*ast.StrLit](def) && !isLit[*ast.BoolLit](def) {
 			c.errorf(def, "Second argument to 'getopt' must be a string literal, integer literal, or a boolean literal.")
 			return nil
 		}
@@ -77,17 +77,18 @@ func isLit[T ast.Expr](e ast.Expr) bool {
 	return ok
 }
 
-// optionInt reads an integer default: a literal, or a negated one.
-func optionInt(e ast.Expr) (int64, bool) {
+// optionInt reads an integer default: a literal, or a negated one,
+// which makes the option signed.
+func optionInt(e ast.Expr) (n int64, signed, ok bool) {
 	switch e := e.(type) {
 	case *ast.IntLit:
-		return int64(e.Value), true
+		return int64(e.Value), false, true
 	case *ast.Unary:
 		if lit, ok := e.X.(*ast.IntLit); ok && e.Op == token.SUB {
-			return -int64(lit.Value), true
+			return -int64(lit.Value), true, true
 		}
 	}
-	return 0, false
+	return 0, false, false
 }
 
 // defaultText is how an error names a default.
@@ -100,7 +101,7 @@ func defaultText(e ast.Expr) string {
 	case *ast.IntLit:
 		return strconv.FormatUint(e.Value, 10)
 	}
-	n, _ := optionInt(e)
+	n, _, _ := optionInt(e)
 	return strconv.FormatInt(n, 10)
 }
 
@@ -161,8 +162,7 @@ func (c *checker) optionValue(name string, def ast.Expr) (ast.Expr, error) {
 		}
 		return &ast.StrLit{At: at, Value: s}, nil
 	}
-	n, _ := optionInt(def)
-	signed := n < 0
+	n, signed, _ := optionInt(def)
 	typ := &ast.TypeExpr{At: at, Name: "uint64"}
 	if signed {
 		typ.Name = "int64"
