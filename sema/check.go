@@ -245,6 +245,7 @@ func (c *checker) expand(prog *ast.Program) {
 		}
 	}
 	c.unfuseFew()
+	c.checkProgCount()
 	if total > c.opts.Config.MaxProbes {
 		c.errorf(prog, "Can not attach more than %d probes (%d requested); raise max_probes to allow more", c.opts.Config.MaxProbes, total)
 	}

@@ -371,3 +371,14 @@ func configEntry(cfg *Config, e *ast.ConfigEntry) error {
 	}
 	return nil
 }
+
+// checkProgCount refuses more BPF programs than max_bpf_progs, at the
+// attach point of the first one too many.
+func (c *checker) checkProgCount() {
+	limit := c.opts.Config.MaxBPFProgs
+	if len(c.info.Progs) <= limit {
+		return
+	}
+	c.errorf(c.info.Progs[limit].Attach, "Your program is trying to generate more than %d BPF programs, which exceeds the current limit of %d; "+
+		"you can increase the limit through the BPFTRACE_MAX_BPF_PROGS environment variable.", limit, limit)
+}

@@ -74,6 +74,9 @@ func TestCompileTimeValues(t *testing.T) {
 		{name: "bad attach point", src: `interval:s:$a { @x = 1; }`,
 			err: `invalid trailing character for positional param: a. Try quoting this entire part if this is intentional e.g. "$a".`},
 		{name: "config record", src: `BEGIN { @x = config.max_strlen + config().on_stack_limit; }`, typ: "int64"},
+		{name: "too many programs", src: `config = { max_bpf_progs = 1 } BEGIN { @x = 1; } END { @x = 2; }`,
+			err: "Your program is trying to generate more than 1 BPF programs, which exceeds the current limit of 1; " +
+				"you can increase the limit through the BPFTRACE_MAX_BPF_PROGS environment variable."},
 		{name: "config string", src: `BEGIN { @x = __builtin_config.stack_mode; }`, typ: "string[9]"},
 	}
 	for _, tt := range tests {
