@@ -108,7 +108,7 @@ func Compile(info *sema.Info, opts *Options) (*Output, error) {
 		out.Spec.Maps[l.BPFName] = spec
 	}
 	maps := out.Spec.Maps
-	maps[mapEvents] = &ebpf.MapSpec{Name: mapEvents, Type: ebpf.RingBuf, MaxEntries: ringSize}
+	maps[mapEvents] = &ebpf.MapSpec{Name: mapEvents, Type: ebpf.RingBuf, MaxEntries: ringBytes(info.Config.PerfRBPages)}
 	maps[mapLost] = &ebpf.MapSpec{Name: mapLost, Type: ebpf.PerCPUArray, KeySize: 4, ValueSize: 8, MaxEntries: 1}
 	maps[mapScratch] = &ebpf.MapSpec{Name: mapScratch, Type: ebpf.PerCPUArray, KeySize: 4, ValueSize: scratchSize,
 		MaxEntries: uint32(max(len(info.Progs), 1))}

@@ -97,7 +97,7 @@ var options = map[string]option{
 		"Invalid value for missing_probes: valid values are ignore, warn, and error.",
 		map[string]string{"ignore": "ignore", "warn": "warn", "error": "error"}),
 	"on_stack_limit":     intOption(func(c *Config) *int { return &c.OnStackLimit }, 0, math.MaxInt32),
-	"perf_rb_pages":      intOption(func(c *Config) *int { return &c.PerfRBPages }, 0, math.MaxInt32),
+	"perf_rb_pages":      intOption(func(c *Config) *int { return &c.PerfRBPages }, 0, 1<<18), // a ring buffer of up to 1 GiB
 	"print_maps_on_exit": boolOption(func(c *Config) *bool { return &c.PrintMapsOnExit }),
 	"show_debug_info":    boolOption(func(c *Config) *bool { return &c.ShowDebugInfo }),
 	"stack_mode": wordOption(func(c *Config) *string { return &c.StackMode },
