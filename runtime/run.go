@@ -281,7 +281,7 @@ func (r *run) loadProgram(p *codegen.Program) (*ebpf.Program, int, error) {
 			return nil, 0, fmt.Errorf("associate map %s: %w", name, err)
 		}
 	}
-	popts := ebpf.ProgramOptions{}
+	popts := ebpf.ProgramOptions{LogSizeStart: uint32(r.out.LogSize)} // log_size
 	if r.opts.Verbose {
 		popts.LogLevel = ebpf.LogLevelStats
 	}
