@@ -71,7 +71,7 @@ func Check(prog *ast.Program, opts *Options) (*Info, diag.List) {
 	}
 	o.Config = cfg
 	c := &checker{opts: &o, info: &Info{Config: cfg, Maps: map[string]*MapInfo{}},
-		badMaps: map[string]bool{}}
+		badMaps: map[string]bool{}, errs: errs} // the config's warnings
 	if c.opts.Expand == nil {
 		c.opts.Expand = probe.Parse
 	}

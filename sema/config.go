@@ -308,19 +308,32 @@ func configureEnv(cfg *Config, env func(string) (string, bool), errs *diag.List)
 			errs.Add(nowhere, "%s: %v", name, err)
 		}
 	}
-	for _, old := range slices.Sorted(maps.Keys(renamed)) {
-		name := "BPFTRACE_" + strings.ToUpper(old)
+	for _, key := range slices.Sorted(maps.Keys(ignoredEnv)) {
+		name := "BPFTRACE_" + strings.ToUpper(key)
 		if _, ok := env(name); ok {
-			errs.Warn(nowhere, "%s is ignored: it has been renamed to BPFTRACE_%s", name, strings.ToUpper(renamed[old]))
-		}
-	}
-	for _, old := range deprecated {
-		name := "BPFTRACE_" + strings.ToUpper(old)
-		if _, ok := env(name); ok {
-			errs.Warn(nowhere, "%s is ignored: the setting is deprecated and has no effect", name)
+			errs.Warn(nowhere, "%s is ignored: %s", name, ignoredEnv[key])
 		}
 	}
 }
+
+// ignoredEnv are the BPFTRACE_* variables, by their setting's name, that
+// bpftrace 0.17 or HEAD read and gtrace does not, with why.
+var ignoredEnv = func() map[string]string {
+	m := map[string]string{
+		"btf":             "gtrace takes kernel types from the running kernel's BTF",
+		"vmlinux":         "gtrace takes kernel symbols from /proc/kallsyms",
+		"kernel_source":   "gtrace reads no kernel headers",
+		"kernel_build":    "gtrace reads no kernel headers",
+		"no_user_symbols": "bpftrace 0.17's setting is gone",
+	}
+	for old, to := range renamed {
+		m[old] = "it has been renamed to BPFTRACE_" + strings.ToUpper(to)
+	}
+	for _, old := range deprecated {
+		m[old] = "the setting is deprecated and has no effect"
+	}
+	return m
+}()
 
 // withDefaults fills the settings cfg leaves zero with bpftrace's
 // defaults: the three integers, none of which may be zero, missing_probes

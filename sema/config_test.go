@@ -63,6 +63,8 @@ func TestConfigure(t *testing.T) {
 			err: "BPFTRACE_MISSING_PROBES: Invalid value for missing_probes: valid values are ignore, warn, and error."},
 		{name: "old environment name", env: map[string]string{"BPFTRACE_STRLEN": "8"},
 			warn: "BPFTRACE_STRLEN is ignored: it has been renamed to BPFTRACE_MAX_STRLEN"},
+		{name: "environment only", env: map[string]string{"BPFTRACE_BTF": "/tmp/vmlinux.btf"},
+			warn: "BPFTRACE_BTF is ignored: gtrace takes kernel types from the running kernel's BTF"},
 		{name: "deprecated", block: "symbol_source = dwarf",
 			warn: "symbol_source: config setting is deprecated and has no effect"},
 	}
