@@ -398,8 +398,12 @@ func (g *gen) constInt(e ast.Expr) int64 {
 		return -g.constInt(e.X)
 	case *ast.BlockExpr:
 		return g.constInt(e.Value)
-	case *ast.Positional: // $#; $N stands for its literal
-		return int64(len(g.info.Config.Params))
+	case *ast.Positional:
+		if e.Count {
+			return int64(len(g.info.Config.Params))
+		}
+		v, _ := g.info.Config.ParamInt(e.N)
+		return v
 	}
 	g.fail(e, "expected a constant")
 	return 0

@@ -1,10 +1,13 @@
 package runtime
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
 	"gtrace/internal/testutils"
+	"gtrace/output"
+	"gtrace/sema"
 )
 
 // TestConfigSettings runs programs whose output a config setting changes.
@@ -35,5 +38,28 @@ func TestConfigSettings(t *testing.T) {
 				t.Errorf("printed %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestTruncatedStrings checks which strings print with the trailer: one
+// of max_strlen bytes with no NUL, as str() leaves one it cut short, and
+// no other.
+func TestTruncatedStrings(t *testing.T) {
+	d := &decoder{maxStrlen: 5, trailer: ".."}
+	tests := []struct {
+		name string
+		size int
+		b    string
+		want string
+	}{
+		{"cut short", 5, "hello", "hello.."},
+		{"with its NUL", 5, "hell\x00", "hell"},
+		{"another size", 4, "hell", "hell"},
+	}
+	for _, tt := range tests {
+		got := d.value(&sema.Type{Kind: sema.String, Size: tt.size}, []byte(tt.b+"tail"))
+		if want := output.Str(tt.want); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: %v, want %v", tt.name, got, want)
+		}
 	}
 }

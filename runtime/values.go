@@ -26,8 +26,8 @@ type decoder struct {
 	boot time.Time
 	// maxStrlen bounds a strftime() result, as max_strlen does.
 	maxStrlen int
-	// trailer follows a string that fills its buffer, with no NUL: it
-	// was cut short (str_trunc_trailer).
+	// trailer follows a string of max_strlen bytes with no NUL, as
+	// str() leaves one it cut short (str_trunc_trailer).
 	trailer string
 	// defaultStack is how stacks print unless their call names a
 	// mode (stack_mode).
@@ -60,10 +60,13 @@ func (d *decoder) value(t *sema.Type, b []byte) output.Value {
 		return output.Bool(le(b, t.Size) != 0)
 	case sema.String:
 		i := bytes.IndexByte(b[:t.Size], 0)
-		if i < 0 {
+		switch {
+		case i >= 0:
+			return output.Str(string(b[:i]))
+		case t.Size == d.maxStrlen:
 			return output.Str(string(b[:t.Size]) + d.trailer)
 		}
-		return output.Str(string(b[:i]))
+		return output.Str(string(b[:t.Size]))
 	case sema.Tuple:
 		offs := t.Offsets()
 		elems := make([]output.Value, len(t.Elems))

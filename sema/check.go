@@ -892,10 +892,7 @@ func (c *checker) constInt(e ast.Expr) (int64, bool) {
 		if e.Count {
 			return int64(len(c.opts.Config.Params)), true
 		}
-		if s, ok := c.param(e.N); ok {
-			v, err := strconv.ParseInt(s, 0, 64)
-			return v, err == nil
-		}
+		return c.opts.Config.ParamInt(e.N)
 	case *ast.BlockExpr:
 		// A macro whose body is a constant, such as `macro top() { 5 }`.
 		if len(e.Stmts) == 0 && e.Value != nil {

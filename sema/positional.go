@@ -19,14 +19,27 @@ import (
 // positional checks $N, which stands for its literal.
 func (c *checker) positional(e *ast.Positional) *Type {
 	s, ok := c.param(e.N)
-	if !ok {
-		// bpftrace treats a missing positional parameter as 0 or "".
-		c.prog.Stands[e] = &ast.IntLit{At: e.At}
-		return Int64
+	var lit ast.Expr = &ast.IntLit{At: e.At} // bpftrace's value of a missing one
+	if ok {
+		lit = paramLiteral(e.At, s)
 	}
-	lit := paramLiteral(e.At, s)
 	c.prog.Stands[e] = lit
 	return c.expr(lit)
+}
+
+// ParamInt is the value of positional parameter $n as an integer; ok is
+// false when it is missing or no integer.
+func (c Config) ParamInt(n int) (v int64, ok bool) {
+	if n < 1 || n > len(c.Params) {
+		return 0, false
+	}
+	switch lit := paramLiteral(ast.At{}, c.Params[n-1]).(type) {
+	case *ast.IntLit:
+		return int64(lit.Value), true
+	case *ast.Unary:
+		return -int64(lit.X.(*ast.IntLit).Value), true
+	}
+	return 0, false
 }
 
 // paramLiteral is the literal a parameter's text s reads as.

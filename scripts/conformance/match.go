@@ -48,13 +48,14 @@ func lineRegexp(text string) *regexp.Regexp {
 // Go's regexp allows, as in X{5555}.
 var bigRepeat = regexp.MustCompile(`([\w/])\{(\d{4,})\}`)
 
-// splitRepeats rewrites each X{N} with N above 1000 as
-// (?:X{1000}){N/1000}X{N%1000}, which Go's regexp compiles.
+// splitRepeats rewrites each X{N} with N above 1000 as X{1000} N/1000
+// times in a row, then X{N%1000}, which Go's regexp compiles: it refuses
+// nested repeats above 1000 too.
 func splitRepeats(re string) string {
 	return bigRepeat.ReplaceAllStringFunc(re, func(m string) string {
 		sub := bigRepeat.FindStringSubmatch(m)
 		n, _ := strconv.Atoi(sub[2])
-		return fmt.Sprintf("(?:%s{1000}){%d}%s{%d}", sub[1], n/1000, sub[1], n%1000)
+		return strings.Repeat(sub[1]+"{1000}", n/1000) + fmt.Sprintf("%s{%d}", sub[1], n%1000)
 	})
 }
 
