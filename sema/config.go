@@ -14,10 +14,10 @@ import (
 	"gtrace/lang/token"
 )
 
-// Settings are the config settings the checker does not read itself:
-// what code generation, the runtime and the printers do, and the ones
-// gtrace accepts for bpftrace's sake and ignores (the symbolisation
-// settings, log_size, max_bpf_progs).
+// Settings are the config settings beyond those Config names: what code
+// generation, the runtime and the printers follow, and the ones gtrace
+// accepts for bpftrace's sake and leaves unused (the symbolisation
+// settings and the unstable flags).
 type Settings struct {
 	CacheUserSymbols  string // PER_PID, PER_PROGRAM or NONE
 	CppDemangle       bool
@@ -172,7 +172,7 @@ func boolOption(field func(*Config) *bool) option {
 		set: func(c *Config, v configValue) error {
 			b, ok := parseBool(v)
 			if !ok {
-				return fmt.Errorf("Invalid bool value: valid values are true, false, 1 or 0.")
+				return errors.New("Invalid bool value: valid values are true, false, 1 or 0.")
 			}
 			*field(c) = b
 			return nil
@@ -202,7 +202,7 @@ func wordOption(field func(*Config) *string, msg string, words map[string]string
 		set: func(c *Config, v configValue) error {
 			w, ok := words[strings.ToLower(v.String())]
 			if !ok {
-				return fmt.Errorf("%s", msg)
+				return errors.New(msg)
 			}
 			if w != "" {
 				*field(c) = w
@@ -224,7 +224,7 @@ func unstableOption(key string) option {
 			case w == "error" || isBool && !b:
 				w = "error"
 			case w != "warn":
-				return fmt.Errorf("Invalid value for unstable config: valid values are enable, warn, and error.")
+				return errors.New("Invalid value for unstable config: valid values are enable, warn, and error.")
 			}
 			c.Unstable = maps.Clone(c.Unstable) // never the defaults' map
 			c.Unstable[key] = w
@@ -256,18 +256,18 @@ func setLicense(c *Config, v configValue) error {
 
 // lookupOption finds the setting key names, short or with the BPFTRACE_
 // prefix, in either case; err says why there is none.
-func lookupOption(key string) (string, option, error) {
+func lookupOption(key string) (option, error) {
 	name := strings.TrimPrefix(strings.ToLower(key), "bpftrace_")
 	if o, ok := options[name]; ok {
-		return name, o, nil
+		return o, nil
 	}
 	switch {
 	case renamed[name] != "":
-		return "", option{}, fmt.Errorf("%s: key has been renamed to '%s'", key, renamed[name])
+		return option{}, fmt.Errorf("%s: key has been renamed to '%s'", key, renamed[name])
 	case slices.Contains(envOnly, name):
-		return "", option{}, fmt.Errorf("%s: can only be set as an environment variable", key)
+		return option{}, fmt.Errorf("%s: can only be set as an environment variable", key)
 	}
-	return "", option{}, fmt.Errorf("%s: not a known configuration option", key)
+	return option{}, fmt.Errorf("%s: not a known configuration option", key)
 }
 
 // configure returns base with the script's config block and then the
@@ -294,7 +294,7 @@ func configure(base Config, env func(string) (string, bool), block []*ast.Config
 }
 
 // configureEnv applies the BPFTRACE_* environment to cfg, and warns of
-// the variables bpftrace 0.17 read under another name.
+// the variables it does not follow.
 func configureEnv(cfg *Config, env func(string) (string, bool), errs *diag.List) {
 	nowhere := token.Span{Start: token.NoPos, End: token.NoPos}
 	// In a fixed order, so that errors come out the same way each run.
@@ -358,7 +358,7 @@ func withDefaults(cfg Config) Config {
 
 // configEntry applies one entry of a script's config block.
 func configEntry(cfg *Config, e *ast.ConfigEntry) error {
-	_, o, err := lookupOption(e.Key)
+	o, err := lookupOption(e.Key)
 	if err != nil {
 		return err
 	}
