@@ -88,3 +88,21 @@ func TestCompileTimeValues(t *testing.T) {
 		})
 	}
 }
+
+// TestMissingParameter checks that a positional parameter not given is
+// 0, with a warning at it.
+func TestMissingParameter(t *testing.T) {
+	prog, errs := parser.ParseFile(token.NewFile("stdin", []byte(`BEGIN { @x = $2; }`)))
+	if errs.HasErrors() {
+		t.Fatal(errs)
+	}
+	cfg := DefaultConfig()
+	cfg.Params = []string{"1"}
+	info, errs := Check(prog, fakeOptions(cfg))
+	if errs.HasErrors() || len(errs) != 1 || errs[0].Msg != "Positional parameter $2 is empty or not provided." {
+		t.Fatalf("diagnostics %v, want one warning", errs)
+	}
+	if got := info.Maps["@x"].Value.String(); got != "int64" {
+		t.Errorf("type %s, want int64", got)
+	}
+}

@@ -18,10 +18,12 @@ import (
 
 // positional checks $N, which stands for its literal.
 func (c *checker) positional(e *ast.Positional) *Type {
-	s, ok := c.param(e.N)
+	s, _ := c.param(e.N)
 	var lit ast.Expr = &ast.IntLit{At: e.At} // bpftrace's value of a missing one
-	if ok {
+	if s != "" {
 		lit = paramLiteral(e.At, s)
+	} else if !c.quiet {
+		c.errs.Warn(e.Span(), "Positional parameter $%d is empty or not provided.", e.N)
 	}
 	c.prog.Stands[e] = lit
 	return c.expr(lit)
