@@ -34,6 +34,7 @@ func (g *gen) exprStmt(e ast.Expr) {
 			g.prog.Types[args[0]] = sema.Int64
 		}
 		g.event(&Event{Kind: EvExit}, args)
+		g.stopAll()
 	case sema.FTime:
 		format := "%H:%M:%S\n"
 		if len(args) == 1 {
@@ -189,6 +190,10 @@ func (g *gen) scalarCall(call *ast.Call) {
 		if len(args) == 1 {
 			clock = args[0].(*ast.Ident).Name
 		}
+		if clock == "sw_tai" {
+			g.swTai()
+			break
+		}
 		fn := map[string]asm.BuiltinFunc{"boot": asm.FnKtimeGetBootNs, "monotonic": asm.FnKtimeGetNs, "tai": asm.FnKtimeGetTaiNs}[clock]
 		g.emit(fn.Call())
 	case sema.FKaddr, sema.FUaddr:
@@ -329,4 +334,19 @@ func (g *gen) deleteKey(args []ast.Expr) {
 	g.emit(asm.LoadMapPtr(asm.R1, 0).WithReference(l.BPFName))
 	g.scratchPtr(asm.R2, key)
 	g.emit(asm.FnMapDeleteElem.Call())
+}
+
+// swTai approximates CLOCK_TAI as the boot clock plus the offset between
+// the two that the runtime measured when tracing started.
+func (g *gen) swTai() {
+	end := g.newLabel()
+	g.lookupIndex(mapGlobals, 0, end) // R0 is 0 when missing
+	g.emit(
+		asm.LoadMem(asm.R1, asm.R0, globalTai, asm.DWord),
+		asm.StoreMem(asm.RFP, -8, asm.R1, asm.DWord),
+		asm.FnKtimeGetBootNs.Call(),
+		asm.LoadMem(asm.R1, asm.RFP, -8, asm.DWord),
+		asm.Add.Reg(asm.R0, asm.R1),
+	)
+	g.place(end)
 }

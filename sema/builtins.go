@@ -94,6 +94,7 @@ const (
 	FUstack
 	FUsym
 	FUaddr
+	FTseries
 )
 
 type funcSpec struct {
@@ -144,6 +145,7 @@ var funcs = [...]funcSpec{
 	FUstack:      {name: "ustack", minArgs: 0, maxArgs: 2},
 	FUsym:        {name: "usym", minArgs: 1, maxArgs: 1},
 	FUaddr:       {name: "uaddr", minArgs: 1, maxArgs: 1},
+	FTseries:     {name: "tseries", minArgs: 3, maxArgs: 4, agg: AggTSeries},
 }
 
 // JoinArgs and JoinArgSize bound join(): the elements read, and the bytes
@@ -154,7 +156,8 @@ const (
 )
 
 // Clocks are the kernel clocks nsecs(clock) reads; nsecs alone reads boot.
-var Clocks = []string{"boot", "monotonic", "tai"}
+// sw_tai is the boot clock plus TAI's offset from it, measured at start.
+var Clocks = []string{"boot", "monotonic", "tai", "sw_tai"}
 
 func lookupFunc(name string) Func {
 	for f := FPrintf; int(f) < len(funcs); f++ {

@@ -210,8 +210,9 @@ func (c *checker) call(call *ast.Call) *Type {
 		c.prog.Types[m] = VoidT
 		if f == FLen {
 			mi := c.info.Maps[m.Name]
-			// A histogram keeps an entry per bucket: no count of keys.
-			if v := mi.Value; v != nil && (v.Agg == AggHist || v.Agg == AggLHist) {
+			// A histogram keeps an entry per bucket, a tseries per
+			// interval: no count of keys.
+			if v := mi.Value; v != nil && (v.Agg == AggHist || v.Agg == AggLHist || v.Agg == AggTSeries) {
 				c.errorf(args[0], "len() can not count the keys of %s, a %s() map", m.Name, v.Agg)
 			} else if !c.quiet && mi.Key == nil && !mi.keyUnknown && mi.Value != nil {
 				c.errorf(call, "call to len() expects a map with explicit keys (non-scalar map)")

@@ -99,6 +99,7 @@ func Check(prog *ast.Program, opts *Options) (*Info, diag.List) {
 	c.declareCTypes(prog)
 	c.declareMaps(prog)
 	c.expand(prog)
+	c.checkBenchNames()
 	if c.errs.HasErrors() {
 		return nil, c.sorted()
 	}
@@ -125,6 +126,7 @@ func Check(prog *ast.Program, opts *Options) (*Info, diag.List) {
 		c.info.MapNames = append(c.info.MapNames, name)
 	}
 	sort.Strings(c.info.MapNames)
+	c.checkDummyTSMap()
 	if c.errs.HasErrors() {
 		return nil, c.sorted()
 	}
@@ -658,6 +660,9 @@ func (c *checker) mapAssign(m *ast.Map, t *Type, s *ast.AssignStmt, reported boo
 		if mi.Value.Agg == AggLHist && (mi.Value.LMin != t.LMin || mi.Value.LMax != t.LMax || mi.Value.LStep != t.LStep) ||
 			mi.Value.Agg == AggHist && mi.Value.HistBits != t.HistBits {
 			c.errorf(s, "Different parameters for %s of %s", t.Agg, m.Name)
+		}
+		if mi.Value.Agg == AggTSeries {
+			mi.Value = c.sameTSeries(s, mi.Value, t)
 		}
 	case !c.assignable(mi.Value, t):
 		c.errorf(s, "Type mismatch for %s: trying to assign value of type '%s' when map already contains a value of type '%s'", m.Name, t, mi.Value)
@@ -1321,6 +1326,9 @@ func (c *checker) aggregation(call *ast.Call, f Func) *Type {
 		return &Type{Kind: Invalid}
 	}
 	c.prog.Funcs[call] = f
+	if f == FTseries {
+		return c.tseries(call)
+	}
 	t := &Type{Kind: Agg, Agg: f.Agg()}
 	for _, a := range call.Args {
 		c.wantInt(a, c.expr(a))

@@ -38,6 +38,9 @@ type Info struct {
 	MapNames []string
 	// Progs lists one entry per concrete probe, in source order.
 	Progs []*Prog
+	// DummyTSMap is the map tseries() reads its time from, for tests
+	// (DummyTSMapEnv); "" for the clock.
+	DummyTSMap string
 }
 
 // MapInfo describes one map.

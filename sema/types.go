@@ -51,9 +51,10 @@ const (
 	AggStats
 	AggHist
 	AggLHist
+	AggTSeries
 )
 
-var aggNames = [...]string{"", "count", "sum", "min", "max", "avg", "stats", "hist", "lhist"}
+var aggNames = [...]string{"", "count", "sum", "min", "max", "avg", "stats", "hist", "lhist", "tseries"}
 
 func (a AggKind) String() string { return aggNames[a] }
 
@@ -68,6 +69,7 @@ type Type struct {
 	// min, max and step, checked to be constants.
 	HistBits          int64
 	LMin, LMax, LStep int64
+	TSeries           *TSeries // tseries()'s parameters
 	Format            string   // a Timestamp's strftime format; a stack's mode
 	Len               int      // an Array's element count; a stack's frame limit
 	BTF               btf.Type // a Pointer's target, a Record's type

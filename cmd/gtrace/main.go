@@ -54,6 +54,9 @@ OPTIONS:
     --no-fusion    run each syscall tracepoint as itself, not fused into the
                    raw_syscalls dispatchers (for comparing the two)
     --stats        print what each probe cost at exit: runs, run time, lost events
+    --mode bench, --bench
+                   run the bench: probes, each many times over, and print their
+                   mean time per run; attach nothing
     -h, --help     show this help
     --version      print the version
 
@@ -84,6 +87,7 @@ type options struct {
 	noFusion          bool
 	stats             bool
 	includeDirs       []string
+	mode              string // --mode: "bench" or ""
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -215,6 +219,15 @@ func parseArgs(args []string) (*options, error) {
 			o.noFusion = true
 		case a == "--stats":
 			o.stats = true
+		case a == "--mode":
+			var s string
+			if s, err = value(); err == nil {
+				err = o.setMode(s)
+			}
+		case strings.HasPrefix(a, "--mode="):
+			err = o.setMode(strings.TrimPrefix(a, "--mode="))
+		case a == "--bench":
+			err = o.setBench()
 		case a == "--":
 			o.params, o.named = splitProgramArgs(o.params, args[i+1:])
 			i = len(args)
@@ -417,7 +430,7 @@ func trace(o *options, stdout, stderr io.Writer) error {
 	}
 	ropts := &runtime.Options{Printer: printer, Stderr: stderr, Verbose: o.verbose,
 		MissingProbes: prog.Info.Config.MissingProbes,
-		DryRun:        o.dryRun, Quiet: o.quiet, Stats: o.stats, Flush: bw.Flush}
+		DryRun:        o.dryRun, Quiet: o.quiet, Stats: o.stats, Flush: bw.Flush, Bench: o.mode == "bench"}
 	if os.Getenv("__BPFTRACE_NOTIFY_PROBES_ATTACHED") != "" {
 		// bpftrace's own test runner sets this to learn when the probes
 		// are attached; gtrace says so the same way.
