@@ -1327,6 +1327,7 @@ func (c *checker) aggregation(call *ast.Call, f Func) *Type {
 	}
 	c.prog.Funcs[call] = f
 	if f == FTseries {
+		c.unstable(call, "unstable_tseries", "tseries")
 		return c.tseries(call)
 	}
 	t := &Type{Kind: Agg, Agg: f.Agg()}

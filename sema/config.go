@@ -395,3 +395,18 @@ func (c *checker) checkProgCount() {
 	c.errorf(c.info.Progs[limit].Attach, "Your program is trying to generate more than %d BPF programs, which exceeds the current limit of %d; "+
 		"you can increase the limit through the BPFTRACE_MAX_BPF_PROGS environment variable.", limit, limit)
 }
+
+// unstable checks a use of the unstable feature that the setting key
+// governs: an error at n unless enabled, or a warning, given once.
+func (c *checker) unstable(n ast.Node, key, feature string) {
+	switch c.opts.Config.Unstable[key] {
+	case "error":
+		c.errorf(n, "%s feature is not enabled by default. To enable this unstable feature, set the config flag to enable. %s=enable", feature, key)
+	case "warn":
+		msg := fmt.Sprintf("Script is using an unstable feature: %s. To prevent this warning you must explicitly enable it in the config e.g. %s=enable", feature, key)
+		if c.quiet || slices.ContainsFunc(c.errs, func(e *diag.Error) bool { return e.Msg == msg }) {
+			return
+		}
+		c.errs.Warn(token.Span{Start: token.NoPos, End: token.NoPos}, "%s", msg)
+	}
+}

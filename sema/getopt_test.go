@@ -77,6 +77,9 @@ func TestCompileTimeValues(t *testing.T) {
 		{name: "too many programs", src: `config = { max_bpf_progs = 1 } BEGIN { @x = 1; } END { @x = 2; }`,
 			err: "Your program is trying to generate more than 1 BPF programs, which exceeds the current limit of 1; " +
 				"you can increase the limit through the BPFTRACE_MAX_BPF_PROGS environment variable."},
+		{name: "unstable feature refused", src: `config = { unstable_tseries = error } BEGIN { @x = tseries(1, 1s, 5); }`,
+			err: "tseries feature is not enabled by default. To enable this unstable feature, set the config flag to enable. unstable_tseries=enable"},
+		{name: "unstable feature enabled", src: `config = { unstable_tseries = enable } BEGIN { @x = tseries(1, 1s, 5); }`, typ: "tseries_t"},
 		{name: "config string", src: `BEGIN { @x = __builtin_config.stack_mode; }`, typ: "string[9]"},
 	}
 	for _, tt := range tests {
@@ -104,5 +107,19 @@ func TestMissingParameter(t *testing.T) {
 	}
 	if got := info.Maps["@x"].Value.String(); got != "int64" {
 		t.Errorf("type %s, want int64", got)
+	}
+}
+
+// TestUnstableWarning checks that an unstable feature used twice, with
+// its setting at its default, warn, is one warning.
+func TestUnstableWarning(t *testing.T) {
+	prog, errs := parser.ParseFile(token.NewFile("stdin", []byte(`BEGIN { @a = tseries(1, 1s, 5); @b = tseries(2, 1s, 5); }`)))
+	if errs.HasErrors() {
+		t.Fatal(errs)
+	}
+	_, errs = Check(prog, fakeOptions(DefaultConfig()))
+	want := "Script is using an unstable feature: tseries. To prevent this warning you must explicitly enable it in the config e.g. unstable_tseries=enable"
+	if len(errs) != 1 || !errs[0].Warning || errs[0].Msg != want {
+		t.Errorf("diagnostics %v, want the one warning %q", errs, want)
 	}
 }
