@@ -103,3 +103,20 @@ func TestConfigure(t *testing.T) {
 		})
 	}
 }
+
+// TestConfigFields checks that the config builtin's record has a field
+// for every setting but cache_user_symbols, once.
+func TestConfigFields(t *testing.T) {
+	seen := map[string]bool{}
+	for _, f := range configFields {
+		if _, ok := options[f]; !ok || seen[f] {
+			t.Errorf("field %s: no such setting, or twice", f)
+		}
+		seen[f] = true
+	}
+	for key := range options {
+		if !seen[key] && key != "cache_user_symbols" {
+			t.Errorf("setting %s has no field", key)
+		}
+	}
+}
