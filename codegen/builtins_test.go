@@ -110,6 +110,10 @@ var funcSamples = map[string][]string{
 	"ustack":      {`uprobe:libc:malloc { @x[ustack(3)] = count(); @y[ustack(perf)] = count(); }`},
 	"usym":        {`uprobe:libc:malloc { @x[usym(arg0)] = count(); }`, `uretprobe:libc:malloc { printf("%s\n", usym(retval)); @x[usym(retval)] = count(); }`},
 	"uaddr":       {`uprobe:libc:malloc { @x = uaddr("environ"); }`, `uretprobe:libc:malloc { @x = *(uint64 *)uaddr("environ"); }`},
+	"strerror": {`tracepoint:syscalls:sys_exit_openat { printf("%s\n", strerror(-args.ret)); }`,
+		`BEGIN { @x[strerror(2)] = count(); if (strerror(pid) == "Unknown error") { exit(); } }`},
+	"syscall_name": {`kprobe:vfs_read { @x[syscall_name(arg2)] = count(); }`,
+		`BEGIN { $n = -1; print(syscall_name($n)); }`},
 }
 
 // exprSamples combine builtins with the rest of the language: kernel

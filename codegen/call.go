@@ -260,6 +260,8 @@ func (g *gen) compositeCall(call *ast.Call, dst int) {
 			return
 		}
 		g.str(args, t, dst)
+	case sema.FStrerror, sema.FSyscallName:
+		g.nameOf(call, dst)
 	case sema.FUstack:
 		g.userStack(dst)
 	case sema.FUsym:

@@ -95,6 +95,8 @@ const (
 	FUsym
 	FUaddr
 	FTseries
+	FStrerror
+	FSyscallName
 )
 
 type funcSpec struct {
@@ -146,6 +148,8 @@ var funcs = [...]funcSpec{
 	FUsym:        {name: "usym", minArgs: 1, maxArgs: 1},
 	FUaddr:       {name: "uaddr", minArgs: 1, maxArgs: 1},
 	FTseries:     {name: "tseries", minArgs: 3, maxArgs: 4, agg: AggTSeries},
+	FStrerror:    {name: "strerror", minArgs: 1, maxArgs: 1},
+	FSyscallName: {name: "syscall_name", minArgs: 1, maxArgs: 1},
 }
 
 // JoinArgs and JoinArgSize bound join(): the elements read, and the bytes

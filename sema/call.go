@@ -107,6 +107,9 @@ func (c *checker) call(call *ast.Call) *Type {
 	case FKsym:
 		c.wantInt(args[0], c.expr(args[0]))
 		return KsymT
+	case FStrerror, FSyscallName:
+		c.wantInt(args[0], c.expr(args[0]))
+		return StringType(NameSize)
 	case FKaddr:
 		c.expr(args[0])
 		name, ok := c.stringLiteral(args[0])
