@@ -38,6 +38,8 @@ var builtinSamples = map[string][]string{
 		`tracepoint:syscalls:sys_exit_read { @x = hist(args.ret); }`,
 		`fentry:vfs_read { @x[args.count] = count(); @y = args.file->f_flags; }`,
 		`fexit:vfs_read { @x = args.count; }`,
+		`rawtracepoint:sched_switch { @x[args.next->pid, args.preempt] = args.prev_state; print(args); }`,
+		`uprobe:DWARF_BINARY:two { @x = args.foo->a + *args.n; @y[args] = 1; print(args.foo->b); }`,
 	},
 	"probe":   {`BEGIN { @x[probe] = count(); }`, `kprobe:vfs_read { printf("%s\n", probe); }`},
 	"curtask": {`BEGIN { @x = curtask; }`, `kprobe:vfs_read { @x[curtask] = count(); }`},
@@ -110,6 +112,18 @@ var funcSamples = map[string][]string{
 	"ustack":      {`uprobe:libc:malloc { @x[ustack(3)] = count(); @y[ustack(perf)] = count(); }`},
 	"usym":        {`uprobe:libc:malloc { @x[usym(arg0)] = count(); }`, `uretprobe:libc:malloc { printf("%s\n", usym(retval)); @x[usym(retval)] = count(); }`},
 	"uaddr":       {`uprobe:libc:malloc { @x = uaddr("environ"); }`, `uretprobe:libc:malloc { @x = *(uint64 *)uaddr("environ"); }`},
+
+	"pton":          {`BEGIN { @x = (uint32)pton("127.0.0.1"); printf("%s\n", ntop(pton("::1"))); $a = pton("10.1.2.3"); @y = $a[3]; }`},
+	"macaddr":       {`BEGIN { @x = macaddr(pton("1:2:3::")); @y[macaddr(0)] = 1; }`, `tracepoint:syscalls:sys_enter_read { printf("%s\n", macaddr(args.comm)); @x = macaddr(args.buf); }`},
+	"cgroup_path":   {`BEGIN { print(cgroup_path(cgroup)); @x = cgroup_path(1, "unified"); printf("%s\n", cgroup_path(cgroup, "*")); }`},
+	"percpu_kaddr":  {`kprobe:vfs_read { @x = *percpu_kaddr("process_counts"); $p = percpu_kaddr("process_counts", 1); if ($p != 0) { @y = *$p; } }`, `kprobe:vfs_read { $t = (struct task_struct *)percpu_kaddr("process_counts", cpu); if ($t != 0) { @x = $t.pid; } }`},
+	"socket_cookie": {`rawtracepoint:tcp_probe { @x[socket_cookie((struct sock *)arg0)] = count(); }`, `kprobe:vfs_read { @x = socket_cookie((struct sock *)arg1); }`, `fentry:tcp_v4_connect { @x[socket_cookie(args.sk)] = count(); }`},
+	"skboutput":     {`rawtracepoint:consume_skb { @x = skboutput("/dev/null", (struct sk_buff *)arg0, 100, 14); }`, `tracepoint:syscalls:sys_enter_read { $r = skboutput("/dev/null", (struct sk_buff *)args.buf, args.count, 0); }`},
+	"write_user":    {`kprobe:vfs_read /pid == 0/ { @x = write_user(arg1, "x", 1); }`, `kprobe:vfs_read { if (write_user(arg1, pton("1.2.3.4"), arg2)) { @x = 1; } }`},
+	"reg":           {`kprobe:vfs_read { @x = reg("ip") + reg("sp"); }`, `uprobe:libc:malloc { @x[usym(reg("ip"))] = count(); }`},
+	"errorf":        {`BEGIN { errorf("bad %d %s", pid, comm); }`},
+	"warnf":         {`tracepoint:syscalls:sys_enter_read { warnf("%d %s", args.count, str(args.buf)); }`},
+	"debugf":        {`BEGIN { debugf("debugf %s %d %x", "a", 1, pid); debugf("none"); }`},
 	"strerror": {`tracepoint:syscalls:sys_exit_openat { printf("%s\n", strerror(-args.ret)); }`,
 		`BEGIN { @x[strerror(2)] = count(); if (strerror(pid) == "Unknown error") { exit(); } }`},
 	"syscall_name": {`kprobe:vfs_read { @x[syscall_name(arg2)] = count(); }`,
@@ -143,7 +157,7 @@ func fakeOptions() *sema.Options {
 	cfg.Unsafe = true
 	return &sema.Options{Config: cfg, Expand: fakekernel.Expand, Format: fakekernel.Format,
 		KernelType: fakekernel.KernelType, EnumValue: fakekernel.EnumValue, Func: fakekernel.Func,
-		Kaddr: fakekernel.Kaddr, HasKprobes: fakekernel.HasKprobes, Traceable: fakekernel.Traceable}
+		Kaddr: fakekernel.Kaddr, KernelVar: fakekernel.KernelVar, HasKprobes: fakekernel.HasKprobes, Traceable: fakekernel.Traceable}
 }
 
 // check parses and checks src; the checker must accept it.
@@ -166,7 +180,7 @@ func check(t testing.TB, src string, opts *sema.Options) (*sema.Info, *token.Fil
 // gap, which must still fail as listed.
 func compile(t testing.TB, src string, opts *codegen.Options) *codegen.Output {
 	t.Helper()
-	info, f := check(t, src, fakeOptions())
+	info, f := check(t, withDwarfBinary(t, src), fakeOptions())
 	o := codegen.Options{NumCPU: 2, File: f}
 	if opts != nil {
 		o = *opts

@@ -62,6 +62,8 @@ func (g *gen) exprStmt(e ast.Expr) {
 		g.event(&Event{Kind: kind, Map: g.out.Maps[args[0].(*ast.Map).Name]}, nil)
 	case sema.FDelete:
 		g.deleteKey(args)
+	case sema.FErrorf, sema.FWarnf, sema.FDebugf:
+		g.messageStmt(call)
 	case sema.FJoin:
 		sep := " "
 		if len(args) == 2 {
@@ -196,8 +198,11 @@ func (g *gen) scalarCall(call *ast.Call) {
 		}
 		fn := map[string]asm.BuiltinFunc{"boot": asm.FnKtimeGetBootNs, "monotonic": asm.FnKtimeGetNs, "tai": asm.FnKtimeGetTaiNs}[clock]
 		g.emit(fn.Call())
-	case sema.FKaddr, sema.FUaddr:
+	case sema.FKaddr:
 		g.loadImm(asm.R0, g.prog.Consts[call])
+	case sema.FUaddr:
+		g.loadImm(asm.R0, g.prog.Consts[call])
+		g.addLoadBias()
 	case sema.FKstack:
 		g.stackID(0)
 	case sema.FBswap:
@@ -219,6 +224,8 @@ func (g *gen) scalarCall(call *ast.Call) {
 	case sema.FDelete:
 		g.deleteKey(args)
 		g.boolify(asm.JEq) // the helper returns 0 when it deleted
+	case sema.FPercpuKaddr, sema.FSocketCookie, sema.FSkboutput, sema.FWriteUser, sema.FReg:
+		g.netScalar(call)
 	case sema.FHasKey:
 		key, l := g.keyArg(args)
 		g.lookup(l, key)
@@ -272,6 +279,8 @@ func (g *gen) compositeCall(call *ast.Call, dst int) {
 		g.buf(args, t, dst)
 	case sema.FNtop:
 		g.ntop(args, dst)
+	case sema.FPton, sema.FMacaddr, sema.FCgroupPath:
+		g.netComposite(call, dst)
 	default:
 		g.fail(call, "%s() has no value", call.Name)
 	}

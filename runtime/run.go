@@ -67,6 +67,9 @@ type Options struct {
 	// whenever the ring buffer is empty, so that output is batched
 	// while events pour in and still appears as soon as they stop.
 	Flush func() error
+	// NoWarnings silences the program's warnings: warnf() and those of
+	// its operations, such as a division by zero.
+	NoWarnings bool
 }
 
 // run is the state of one run.
@@ -111,6 +114,9 @@ type run struct {
 	stopOnce sync.Once
 	stopErr  error
 	keeper   *keeper // nil for a script of BEGIN and END only
+
+	// pcaps are skboutput()'s files, by name.
+	pcaps map[string]*output.Pcap
 }
 
 // Run loads, attaches and runs a compiled script until exit(), a signal,
@@ -597,6 +603,7 @@ func (r *run) close() {
 	if r.coll != nil {
 		r.coll.Close()
 	}
+	r.closePcaps()
 }
 
 // loop handles events until exit(), a signal or the end of the child.
@@ -891,7 +898,13 @@ func (r *run) handle(rec []byte) error {
 	case codegen.EvJoin:
 		return p.Join(joinRecord(rec[8:], ev.Format))
 	case codegen.EvWarning:
-		fmt.Fprint(r.opts.Stderr, ev.Format)
+		if !r.opts.NoWarnings {
+			fmt.Fprint(r.opts.Stderr, ev.Format)
+		}
+	case codegen.EvErrorf, codegen.EvWarnf:
+		return r.message(id, ev, args)
+	case codegen.EvSkbOutput:
+		return r.skbOutput(ev, rec)
 	case codegen.EvExit:
 		r.exit = true
 		r.exitCode = int(int64(binary.LittleEndian.Uint64(rec[ev.Offsets[0]:])))

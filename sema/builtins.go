@@ -95,6 +95,17 @@ const (
 	FUsym
 	FUaddr
 	FTseries
+	FPton
+	FMacaddr
+	FCgroupPath
+	FPercpuKaddr
+	FSocketCookie
+	FSkboutput
+	FWriteUser
+	FReg
+	FErrorf
+	FWarnf
+	FDebugf
 	FStrerror
 	FSyscallName
 )
@@ -148,8 +159,22 @@ var funcs = [...]funcSpec{
 	FUsym:        {name: "usym", minArgs: 1, maxArgs: 1},
 	FUaddr:       {name: "uaddr", minArgs: 1, maxArgs: 1},
 	FTseries:     {name: "tseries", minArgs: 3, maxArgs: 4, agg: AggTSeries},
-	FStrerror:    {name: "strerror", minArgs: 1, maxArgs: 1},
-	FSyscallName: {name: "syscall_name", minArgs: 1, maxArgs: 1},
+
+	// Kernel and network helpers, and runtime messages. write_user
+	// needs --unsafe too, with its own message.
+	FPton:         {name: "pton", minArgs: 1, maxArgs: 1},
+	FMacaddr:      {name: "macaddr", minArgs: 1, maxArgs: 1},
+	FCgroupPath:   {name: "cgroup_path", minArgs: 1, maxArgs: 2},
+	FPercpuKaddr:  {name: "percpu_kaddr", minArgs: 1, maxArgs: 2},
+	FSocketCookie: {name: "socket_cookie", minArgs: 1, maxArgs: 1},
+	FSkboutput:    {name: "skboutput", minArgs: 4, maxArgs: 4},
+	FWriteUser:    {name: "write_user", minArgs: 3, maxArgs: 3},
+	FReg:          {name: "reg", minArgs: 1, maxArgs: 1},
+	FErrorf:       {name: "errorf", minArgs: 1, maxArgs: 128},
+	FWarnf:        {name: "warnf", minArgs: 1, maxArgs: 128},
+	FDebugf:       {name: "debugf", minArgs: 1, maxArgs: 128},
+	FStrerror:     {name: "strerror", minArgs: 1, maxArgs: 1},
+	FSyscallName:  {name: "syscall_name", minArgs: 1, maxArgs: 1},
 }
 
 // JoinArgs and JoinArgSize bound join(): the elements read, and the bytes

@@ -4,8 +4,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/cilium/ebpf/btf"
-
 	"golang.org/x/sys/unix"
 
 	"gtrace/lang/ast"
@@ -167,13 +165,14 @@ func (c *checker) call(call *ast.Call) *Type {
 			c.errorf(call, "uaddr() can only be used in uprobe and uretprobe probes")
 			return nil
 		}
-		addr, err := symbol.Address(c.prog.Probe.Target, name.Value)
+		addr, size, err := symbol.Symbol(c.prog.Probe.Target, name.Value)
 		if err != nil {
 			c.errorf(args[0], "uaddr(): %v", err)
 			return nil
 		}
 		c.prog.Consts[call] = int64(addr)
-		return &Type{Kind: Pointer, Size: 8, BTF: &btf.Void{}}
+		c.uaddrBias(call)
+		return &Type{Kind: Pointer, Size: 8, BTF: symbolPointee(size)}
 	case FStrcontains:
 		a, b := c.expr(args[0]), c.expr(args[1])
 		if a.Kind != String || b.Kind != String {
@@ -243,6 +242,8 @@ func (c *checker) call(call *ast.Call) *Type {
 		}
 		c.prog.Types[id] = VoidT
 		return Uint64
+	case FPton, FMacaddr, FCgroupPath, FPercpuKaddr, FSocketCookie, FSkboutput, FWriteUser, FReg, FErrorf, FWarnf, FDebugf:
+		return c.netCall(call, f)
 	case FBuf:
 		return c.buf(call)
 	case FNtop:

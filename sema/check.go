@@ -45,6 +45,9 @@ type Options struct {
 	// Kaddr finds a kernel symbol's address for kaddr(); the running
 	// kernel's /proc/kallsyms when nil.
 	Kaddr func(name string) (uint64, bool)
+	// KernelVar finds the BTF type id of a kernel variable, for
+	// percpu_kaddr(); kernel.KernelVar when nil.
+	KernelVar func(name string) (btf.TypeID, error)
 	// HasKprobes says whether kprobes can attach; kernel.HasKprobes
 	// when nil.
 	HasKprobes func() bool
@@ -89,6 +92,9 @@ func Check(prog *ast.Program, opts *Options) (*Info, diag.List) {
 	}
 	if c.opts.Kaddr == nil {
 		c.opts.Kaddr = (&symbol.Kernel{}).Addr
+	}
+	if c.opts.KernelVar == nil {
+		c.opts.KernelVar = kernel.KernelVar
 	}
 	if c.opts.HasKprobes == nil {
 		c.opts.HasKprobes = kernel.HasKprobes
@@ -300,7 +306,8 @@ func (c *checker) checkProgs() {
 			Types: map[ast.Expr]*Type{}, Vars: map[*ast.Var]*Variable{},
 			Builtins: map[*ast.Ident]Builtin{}, Funcs: map[*ast.Call]Func{},
 			Args: map[*ast.Field]*ArgField{}, Consts: map[ast.Expr]int64{},
-			Members: map[*ast.Field]Member{}, Stands: map[ast.Expr]ast.Expr{}}
+			Members: map[*ast.Field]Member{}, Stands: map[ast.Expr]ast.Expr{},
+			Expanded: map[*ast.Call][]token.Span{}}
 		c.prog = p
 		c.scopes = []map[string]*Variable{{}}
 		if p.Node.Pred != nil {
@@ -731,7 +738,7 @@ func (c *checker) keyType(t *Type, e ast.Expr) *Type {
 		return Slot(t)
 	case Bool:
 		return BoolT
-	case String, Tuple, KStack, UStack, Ksym, Usym, Timestamp, Buffer, Inet, Array, Pointer, Record, Invalid:
+	case String, Tuple, KStack, UStack, Ksym, Usym, Timestamp, Buffer, Inet, Array, Pointer, Record, MacAddr, Invalid:
 		return t
 	}
 	c.errorf(e, "Value of type '%s' can not be used as a map key", t)
@@ -1144,8 +1151,7 @@ func (c *checker) ident(e *ast.Ident) *Type {
 	}
 	switch b {
 	case builtin.Args:
-		c.errorf(e, "The args builtin must be followed by a field, such as args.%s", "name")
-		return nil
+		return c.wholeArgs(e)
 	case builtin.Func:
 		if c.prog.Probe.Funcs != nil {
 			return StringType(c.prog.Probe.NameSize())
@@ -1209,6 +1215,9 @@ func (c *checker) field(e *ast.Field) *Type {
 				if f.Type == nil {
 					c.errorf(e, "args.%s has a type gtrace can not read", e.Name)
 					return nil
+				}
+				if f.From == UprobeArg {
+					return c.registerArg(e, f)
 				}
 				c.prog.Args[e] = f
 				return f.Type

@@ -14,7 +14,7 @@ import (
 func fakeOptions(cfg Config) *Options {
 	return &Options{Config: cfg, Expand: fakekernel.Expand, Format: fakekernel.Format,
 		KernelType: fakekernel.KernelType, EnumValue: fakekernel.EnumValue, Func: fakekernel.Func,
-		Kaddr: fakekernel.Kaddr, HasKprobes: fakekernel.HasKprobes, Traceable: fakekernel.Traceable}
+		Kaddr: fakekernel.Kaddr, KernelVar: fakekernel.KernelVar, HasKprobes: fakekernel.HasKprobes, Traceable: fakekernel.Traceable}
 }
 
 func check(t *testing.T, src string, unsafe bool) (*Info, string) {

@@ -35,6 +35,11 @@ const (
 	Record
 	UStack // a user stack: a stack id, then the process id
 	Usym   // usym(): a user address, then the process id
+	// MacAddr is macaddr()'s six bytes.
+	MacAddr
+	// CgroupPath is cgroup_path()'s cgroup id, found in the cgroup
+	// hierarchies that Format matches when printed.
+	CgroupPath
 )
 
 // AggKind says which aggregation a map holds.
@@ -275,6 +280,10 @@ func (t *Type) String() string {
 		return "timestamp"
 	case Inet:
 		return "inet"
+	case MacAddr:
+		return "macaddr_t"
+	case CgroupPath:
+		return "cgroup_path_t"
 	case Array:
 		return fmt.Sprintf("%s[%d]", t.Elems[0], t.Len)
 	case Pointer:

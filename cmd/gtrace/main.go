@@ -19,6 +19,7 @@ import (
 	"gtrace/probe"
 	"gtrace/runtime"
 	"gtrace/sema"
+	"gtrace/symbol"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -40,6 +41,8 @@ OPTIONS:
     -lv [SEARCH]   list probes with their arguments
     -c CMD         run CMD, set cpid, and exit when it exits
     -I DIR         add DIR to the directories searched by #include
+    --debuginfo DIR[:DIR]
+                   search DIR for the debug files of stripped binaries
     -p PID         trace only process PID; exit when it exits
     -f FORMAT      output format: text (default) or json
     -o FILE        write output to FILE
@@ -51,6 +54,7 @@ OPTIONS:
                    stages may be given, comma separated or in several -d
     --dry-run      compile and load through the verifier, but do not attach
     --unsafe       allow unsafe functions (system, signal)
+    --no-warnings  disable all warning messages
     --no-fusion    run each syscall tracepoint as itself, not fused into the
                    raw_syscalls dispatchers (for comparing the two)
     --stats        print what each probe cost at exit: runs, run time, lost events
@@ -88,6 +92,8 @@ type options struct {
 	stats             bool
 	includeDirs       []string
 	mode              string // --mode: "bench" or ""
+	noWarnings        bool
+	debugDirs         []string
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -118,6 +124,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "ERROR: %v\n\n%s", err, usage)
 		return 1
 	}
+	symbol.DebugDirs = opts.debugDirs
 	if opts.list {
 		return list(opts, stdout, stderr)
 	}
@@ -211,6 +218,8 @@ func parseArgs(args []string) (*options, error) {
 			err = fmt.Errorf("USAGE: invalid option for -d: d (bpftrace 0.17's -dd, its most verbose debug output, is gone: -d takes a stage, one of %s)", validStages)
 		case strings.HasPrefix(a, "-d") && !strings.HasPrefix(a, "--"):
 			err = o.debug.parse(a[2:])
+		case a == "--debuginfo" || strings.HasPrefix(a, "--debuginfo="):
+			o.debugDirs, err = debugDirs(o.debugDirs, a, value)
 		case a == "--dry-run":
 			o.dryRun = true
 		case a == "--unsafe":
@@ -228,6 +237,8 @@ func parseArgs(args []string) (*options, error) {
 			err = o.setMode(strings.TrimPrefix(a, "--mode="))
 		case a == "--bench":
 			err = o.setBench()
+		case a == "--no-warnings":
+			o.noWarnings = true
 		case a == "--":
 			o.params, o.named = splitProgramArgs(o.params, args[i+1:])
 			i = len(args)
@@ -403,7 +414,7 @@ func trace(o *options, stdout, stderr io.Writer) error {
 	if err != nil {
 		return rendered(stderr, err)
 	}
-	if prog.Warnings != nil {
+	if prog.Warnings != nil && !o.noWarnings {
 		prog.Warnings.Render(stderr)
 	}
 	if !programOptionsOK(prog.Info.Options, o.named, stderr) {
@@ -430,7 +441,8 @@ func trace(o *options, stdout, stderr io.Writer) error {
 	}
 	ropts := &runtime.Options{Printer: printer, Stderr: stderr, Verbose: o.verbose,
 		MissingProbes: prog.Info.Config.MissingProbes,
-		DryRun:        o.dryRun, Quiet: o.quiet, Stats: o.stats, Flush: bw.Flush, Bench: o.mode == "bench"}
+		DryRun:        o.dryRun, Quiet: o.quiet, Stats: o.stats, Flush: bw.Flush, Bench: o.mode == "bench",
+		NoWarnings: o.noWarnings}
 	if os.Getenv("__BPFTRACE_NOTIFY_PROBES_ATTACHED") != "" {
 		// bpftrace's own test runner sets this to learn when the probes
 		// are attached; gtrace says so the same way.
