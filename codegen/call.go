@@ -207,6 +207,8 @@ func (g *gen) scalarCall(call *ast.Call) {
 		}
 	case sema.FStrncmp:
 		g.strncmp(args[0], args[1], int(g.constInt(args[2])))
+	case sema.FPid, sema.FTid, sema.FStrlen, sema.FStrstr, sema.FMemcmp:
+		g.stdlibScalar(call)
 	case sema.FLen:
 		g.mapLen(g.out.Maps[args[0].(*ast.Map).Name])
 	case sema.FStrcontains:
@@ -271,6 +273,8 @@ func (g *gen) compositeCall(call *ast.Call, dst int) {
 		g.buf(args, t, dst)
 	case sema.FNtop:
 		g.ntop(args, dst)
+	case sema.FStrerror, sema.FSignalName, sema.FSyscallName, sema.FStrConcat:
+		g.stdlibComposite(call, dst)
 	default:
 		g.fail(call, "%s() has no value", call.Name)
 	}

@@ -41,6 +41,13 @@ var builtins = map[Builtin]builtinSpec{
 	builtin.Ustack:  {typ: UStackT},
 	builtin.Ppid:    {typ: Uint32},
 	builtin.Pcomm:   {typ: StringType(16)},
+	// The standard library's.
+	builtin.Ctx:        {},
+	builtin.Username:   {},
+	builtin.Usermode:   {typ: IntType(1, false)},
+	builtin.Probetype:  {},
+	builtin.LeaderComm: {},
+	builtin.LeaderTid:  {},
 }
 
 // lookupBuiltin returns the builtin variable name spells, or builtin.None
@@ -94,6 +101,15 @@ const (
 	FUstack
 	FUsym
 	FUaddr
+	FPid
+	FTid
+	FStrlen
+	FStrerror
+	FSignalName
+	FSyscallName
+	FStrstr
+	FStrConcat
+	FMemcmp
 )
 
 type funcSpec struct {
@@ -144,6 +160,16 @@ var funcs = [...]funcSpec{
 	FUstack:      {name: "ustack", minArgs: 0, maxArgs: 2},
 	FUsym:        {name: "usym", minArgs: 1, maxArgs: 1},
 	FUaddr:       {name: "uaddr", minArgs: 1, maxArgs: 1},
+	// The standard library's.
+	FPid:         {name: "pid", minArgs: 0, maxArgs: 1},
+	FTid:         {name: "tid", minArgs: 0, maxArgs: 1},
+	FStrlen:      {name: "strlen", minArgs: 1, maxArgs: 1},
+	FStrerror:    {name: "strerror", minArgs: 1, maxArgs: 1},
+	FSignalName:  {name: "signal_name", minArgs: 1, maxArgs: 1},
+	FSyscallName: {name: "syscall_name", minArgs: 1, maxArgs: 1},
+	FStrstr:      {name: "strstr", minArgs: 2, maxArgs: 2},
+	FStrConcat:   {name: "str_concat", minArgs: 2, maxArgs: 2},
+	FMemcmp:      {name: "memcmp", minArgs: 3, maxArgs: 3},
 }
 
 // JoinArgs and JoinArgSize bound join(): the elements read, and the bytes

@@ -17,6 +17,9 @@ import (
 func (c *checker) call(call *ast.Call) *Type {
 	f := lookupFunc(call.Name)
 	if f == NoFunc {
+		if t, ok := c.stdlibCall(call); ok {
+			return t
+		}
 		c.errorf(call, "Unknown function: %s", call.Name)
 		return nil
 	}
@@ -232,6 +235,8 @@ func (c *checker) call(call *ast.Call) *Type {
 		return Uint64
 	case FBuf:
 		return c.buf(call)
+	case FPid, FTid, FStrlen, FStrerror, FSignalName, FSyscallName, FStrstr, FStrConcat, FMemcmp:
+		return c.stdlibFunc(call, f)
 	case FNtop:
 		return c.ntop(call)
 	case FJoin:

@@ -1174,6 +1174,8 @@ func (c *checker) ident(e *ast.Ident) *Type {
 		}
 		return c.stands(e, &ast.Cast{At: e.At, Type: &ast.TypeExpr{At: e.At, Name: "uint32"},
 			X: &ast.Field{At: e.At, Arrow: true, Name: "pid", X: parent}})
+	case builtin.Ctx, builtin.Username, builtin.Probetype, builtin.LeaderComm, builtin.LeaderTid:
+		return c.stdlibBuiltin(e, b)
 	case builtin.Curtask:
 		if task, err := c.lookupType("struct task_struct"); err == nil {
 			return &Type{Kind: Pointer, Size: 8, BTF: task}

@@ -19,6 +19,12 @@ func TestLookup(t *testing.T) {
 		{"sargN", None},
 		{"pidx", None},
 		{"", None},
+		{"__builtin_comm", Comm},
+		{"__builtin_probetype", Probetype},
+		{"__builtin_arg0", None},
+		{"__builtin___builtin_comm", None},
+		{"__builtin_x", None},
+		{"leader_comm", LeaderComm},
 	}
 	for _, tt := range tests {
 		if got := Lookup(tt.name); got != tt.want {
