@@ -61,6 +61,8 @@ func (g *gen) exprStmt(e ast.Expr) {
 		g.event(&Event{Kind: kind, Map: g.out.Maps[args[0].(*ast.Map).Name]}, nil)
 	case sema.FDelete:
 		g.deleteKey(args)
+	case sema.FAssert:
+		g.assert(call)
 	case sema.FJoin:
 		sep := " "
 		if len(args) == 2 {
@@ -215,6 +217,8 @@ func (g *gen) scalarCall(call *ast.Call) {
 		g.strcontains(args[0], args[1])
 	case sema.FDelete:
 		g.deleteKey(args)
+	case sema.FAssert:
+		g.assert(call)
 		g.boolify(asm.JEq) // the helper returns 0 when it deleted
 	case sema.FHasKey:
 		key, l := g.keyArg(args)

@@ -296,3 +296,18 @@ func capitalize(s string) string {
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
 }
+
+// assert ends the script with exit code 1 and an error at the call
+// when its condition is false, as bpftrace's assert().
+func (g *gen) assert(call *ast.Call) {
+	ok := g.newLabel()
+	g.scalar(call.Args[0])
+	g.emit(asm.JNE.Imm(asm.R0, 0, ok))
+	msg := "assert failed: " + call.Args[1].(*ast.StrLit).Value
+	g.event(&Event{Kind: EvWarning, Error: true, Format: msg, At: call.Span()}, nil)
+	code := &ast.IntLit{At: call.At, Value: 1}
+	g.prog.Types[code] = sema.Int64
+	g.event(&Event{Kind: EvExit}, []ast.Expr{code})
+	g.emit(asm.Ja.Label(g.exit))
+	g.place(ok)
+}

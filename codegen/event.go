@@ -38,6 +38,7 @@ type Event struct {
 	Div     int64
 	Size    int        // record size in bytes
 	At      token.Span // where a warning arises
+	Error   bool       // an EvWarning that is an error, such as a failed assert()
 }
 
 // eventHeader is the size of the event id that starts every record.

@@ -110,6 +110,7 @@ const (
 	FStrstr
 	FStrConcat
 	FMemcmp
+	FAssert
 )
 
 type funcSpec struct {
@@ -170,6 +171,7 @@ var funcs = [...]funcSpec{
 	FStrstr:      {name: "strstr", minArgs: 2, maxArgs: 2},
 	FStrConcat:   {name: "str_concat", minArgs: 2, maxArgs: 2},
 	FMemcmp:      {name: "memcmp", minArgs: 3, maxArgs: 3},
+	FAssert:      {name: "assert", minArgs: 2, maxArgs: 2},
 }
 
 // JoinArgs and JoinArgSize bound join(): the elements read, and the bytes

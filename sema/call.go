@@ -235,7 +235,7 @@ func (c *checker) call(call *ast.Call) *Type {
 		return Uint64
 	case FBuf:
 		return c.buf(call)
-	case FPid, FTid, FStrlen, FStrerror, FSignalName, FSyscallName, FStrstr, FStrConcat, FMemcmp:
+	case FPid, FTid, FStrlen, FStrerror, FSignalName, FSyscallName, FStrstr, FStrConcat, FMemcmp, FAssert:
 		return c.stdlibFunc(call, f)
 	case FNtop:
 		return c.ntop(call)

@@ -407,6 +407,13 @@ func (c *checker) stdlibFunc(call *ast.Call, f Func) *Type {
 		}
 		c.wantInt(args[2], c.expr(args[2]))
 		return Int64
+	case FAssert:
+		c.wantInt(args[0], c.expr(args[0]))
+		if _, ok := args[1].(*ast.StrLit); !ok {
+			c.errorf(args[1], "assert() expects a string literal as its message")
+		}
+		c.expr(args[1])
+		return VoidT
 	}
 	return nil
 }
