@@ -217,8 +217,6 @@ func (g *gen) scalarCall(call *ast.Call) {
 		g.strcontains(args[0], args[1])
 	case sema.FDelete:
 		g.deleteKey(args)
-	case sema.FAssert:
-		g.assert(call)
 		g.boolify(asm.JEq) // the helper returns 0 when it deleted
 	case sema.FHasKey:
 		key, l := g.keyArg(args)
