@@ -178,7 +178,8 @@ func (g *gen) stdlibComposite(call *ast.Call, dst int) {
 // copied with bpf_probe_read_kernel_str right after a's last char.
 func (g *gen) strConcat(a, b ast.Expr, dst int) {
 	na, nb := g.typ(a).Size, g.typ(b).Size
-	g.zeroMem(regScratch, dst+na, nb)
+	// Zeroed whole, from dst, which is aligned as the stack wants.
+	g.zeroMem(regScratch, dst, na+nb)
 	g.composite(a, dst)
 	src := g.composite(b, -1)
 	g.strlen(dst, na)
