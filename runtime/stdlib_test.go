@@ -41,8 +41,8 @@ func TestStdlib(t *testing.T) {
 			"(0, -1, 1, 0)"},
 		{"container_of", `struct Foo { long m; int n; } BEGIN { print(((uint64)container_of((int32 *)1008, typeof(struct Foo), n))); exit(); }`,
 			"1000"},
-		{"predicates", `BEGIN { print((is_str(comm), is_integer(pid), is_ptr(curtask), is_literal(1), is_unsigned_integer((int8)1), strcap(comm), has_cpid())); exit(); }`,
-			"(true, true, true, true, false, 16, false)"},
+		{"predicates", `BEGIN { print((is_str(comm), is_integer(pid), is_ptr(curtask), is_literal(1), is_unsigned_integer((int8)1), strcap(comm), has_cpid(), has_cpid)); exit(); }`,
+			"(true, true, true, true, false, 16, false, false)"},
 		{"address spaces", `BEGIN { $s = "x"; print(str(uptr(&$s)) == str(kptr(&$s))); exit(); }`, "true"},
 		{"a true assert", `BEGIN { assert(pid > 0, "no pid"); static_assert(is_str(comm), "comm"); print(1); exit(); }`, "1"},
 	}

@@ -77,6 +77,17 @@ func (c *checker) stdlibCall(call *ast.Call) (t *Type, ok bool) {
 	return nil, false
 }
 
+// stdlibIdent checks a bare name that is a standard library helper
+// taking no arguments, such as has_cpid, as its call.
+func (c *checker) stdlibIdent(e *ast.Ident) (*Type, bool) {
+	if e.Name != "has_cpid" {
+		return nil, false
+	}
+	call := &ast.Call{At: e.At, Name: e.Name}
+	c.prog.Stands[e] = call
+	return c.expr(call), true
+}
+
 // nargs reports whether call has from min to max arguments, with an
 // error when not.
 func (c *checker) nargs(call *ast.Call, min, max int) bool {
@@ -108,6 +119,9 @@ func (c *checker) builtinCall(call *ast.Call, b Builtin) *Type {
 		c.prog.Stands[call] = id
 		return c.expr(id)
 	}
+	if !c.nargs(call, 0, 1) {
+		return nil
+	}
 	var field []string
 	switch b {
 	case builtin.Ppid:
@@ -123,9 +137,6 @@ func (c *checker) builtinCall(call *ast.Call, b Builtin) *Type {
 		return nil
 	default:
 		c.errorf(call, "%s() takes no arguments", call.Name)
-		return nil
-	}
-	if !c.nargs(call, 0, 1) {
 		return nil
 	}
 	return c.taskField(call, args[0], field)

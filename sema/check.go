@@ -1114,6 +1114,9 @@ func (c *checker) wantInt(e ast.Expr, t *Type) {
 func (c *checker) ident(e *ast.Ident) *Type {
 	b := lookupBuiltin(e.Name)
 	if b == builtin.None {
+		if t, ok := c.stdlibIdent(e); ok {
+			return t
+		}
 		if v, ok := c.enumValue(e.Name); ok {
 			c.prog.Consts[e] = v
 			if enum := c.ctypes.enumOf[e.Name]; enum != nil {
