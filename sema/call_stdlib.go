@@ -21,6 +21,17 @@ import (
 // expression each stands for (Prog.Stands), which code generation then
 // generates in its place.
 
+// stdlibNames are the helpers stdlibCall checks.
+var stdlibNames = []string{"kptr", "uptr", "container_of", "is_array", "is_integer", "is_literal",
+	"is_ptr", "is_str", "is_unsigned_integer", "strcap", "has_cpid", "static_assert", "fail"}
+
+// The macro expander leaves a call that no macro of the script matches
+// to the function of its name.
+func init() {
+	builtin.DeclareFuncs(FuncNames()...)
+	builtin.DeclareFuncs(stdlibNames...)
+}
+
 // stdlibCall checks a call of a standard library helper that no entry
 // of the function table implements; ok is false for any other name.
 func (c *checker) stdlibCall(call *ast.Call) (t *Type, ok bool) {

@@ -1,9 +1,11 @@
 package sema
 
 import (
+	"strings"
 	"testing"
 
 	"gtrace/lang/ast"
+	"gtrace/lang/builtin"
 )
 
 // TestStdlibTypes checks the value type of each standard library helper.
@@ -132,5 +134,18 @@ func TestStdlibErrors(t *testing.T) {
 				t.Errorf("errors %q, want %q", errs, tt.want)
 			}
 		})
+	}
+}
+
+// TestStdlibNames checks that every name of stdlibNames is a helper
+// the checker knows.
+func TestStdlibNames(t *testing.T) {
+	for _, name := range stdlibNames {
+		if _, errs := check(t, "BEGIN { "+name+"(); }", true); strings.Contains(errs, "Unknown function") {
+			t.Errorf("stdlibNames has %s, which the checker does not know", name)
+		}
+	}
+	if !builtin.IsFunc("strlen") || !builtin.IsFunc("container_of") || builtin.IsFunc("nosuch") {
+		t.Errorf("the checker's functions are not declared to the macro expander")
 	}
 }

@@ -56,3 +56,13 @@ func TestReserved(t *testing.T) {
 		}
 	}
 }
+
+func TestDeclareFuncs(t *testing.T) {
+	if IsFunc("test_only_func") {
+		t.Fatal("test_only_func is a function before its declaration")
+	}
+	DeclareFuncs("test_only_func")
+	if !IsFunc("test_only_func") {
+		t.Error("test_only_func is no function after its declaration")
+	}
+}
