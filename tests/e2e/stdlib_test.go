@@ -1,7 +1,9 @@
 package e2e
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -68,5 +70,30 @@ func TestAssertError(t *testing.T) {
 		"        ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~\n"
 	if r.Code != 1 || !strings.Contains(r.Stderr, want) {
 		t.Errorf("exit code %d, stderr:\n%s\nwant 1 and:\n%s", r.Code, r.Stderr, want)
+	}
+}
+
+// TestImport runs a script that imports a directory of a header and a
+// script of macros.
+func TestImport(t *testing.T) {
+	testutils.RequireRoot(t)
+	dir := t.TempDir()
+	lib := filepath.Join(dir, "lib")
+	files := map[string]string{
+		filepath.Join(lib, "types.h"):  "struct Foo { long a; int b; };\n",
+		filepath.Join(lib, "greet.bt"): "macro greet(x) { printf(\"hello %d\\n\", x); }\n",
+		filepath.Join(dir, "main.bt"):  "import \"lib\";\n\nBEGIN { greet(sizeof(struct Foo)); exit(); }\n",
+	}
+	if err := os.Mkdir(lib, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for path, text := range files {
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := harness.Gtrace(t, filepath.Join(dir, "main.bt"))
+	if r.Code != 0 || !strings.Contains(r.Stdout, "hello 16\n") {
+		t.Errorf("exit code %d, stdout %q, stderr:\n%s", r.Code, r.Stdout, r.Stderr)
 	}
 }
