@@ -59,8 +59,8 @@ func (g *gen) usermode() {
 const procPidInitIno = 0xeffffffc
 
 // pidNamespace is the pid namespace gtrace runs in, as
-// bpf_get_ns_current_pid_tgid takes it; ok is false in the initial
-// namespace, or when it cannot be known, where the plain helper answers.
+// bpf_get_ns_current_pid_tgid takes it: its device and inode, both 0
+// when it cannot be known.
 var pidNamespace = sync.OnceValues(func() (dev, ino uint64) {
 	var st unix.Stat_t
 	if err := unix.Stat("/proc/self/ns/pid", &st); err != nil {

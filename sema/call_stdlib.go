@@ -34,7 +34,7 @@ func init() {
 
 // stdlibCall checks a call of a standard library helper that no entry
 // of the function table implements; ok is false for any other name.
-func (c *checker) stdlibCall(call *ast.Call) (t *Type, ok bool) {
+func (c *checker) stdlibCall(call *ast.Call) (*Type, bool) {
 	args := call.Args
 	if b := lookupBuiltin(call.Name); b != builtin.None {
 		return c.builtinCall(call, b), true
@@ -56,7 +56,7 @@ func (c *checker) stdlibCall(call *ast.Call) (t *Type, ok bool) {
 		if !c.nargs(call, 1, 1) {
 			return nil, true
 		}
-		return c.standsConst(call, &ast.BoolLit{At: call.At, Value: c.typePredicate(call.Name, args[0])}), true
+		return c.standsFor(call, &ast.BoolLit{At: call.At, Value: c.typePredicate(call.Name, args[0])}), true
 	case "strcap":
 		return c.strcap(call), true
 	case "has_cpid":
@@ -64,7 +64,7 @@ func (c *checker) stdlibCall(call *ast.Call) (t *Type, ok bool) {
 			return nil, true
 		}
 		cpid := &ast.Ident{At: call.At, Name: "cpid"}
-		return c.standsConst(call, &ast.Binary{At: call.At, Op: token.NE, X: cpid, Y: &ast.IntLit{At: call.At}}), true
+		return c.standsFor(call, &ast.Binary{At: call.At, Op: token.NE, X: cpid, Y: &ast.IntLit{At: call.At}}), true
 	case "static_assert":
 		if !c.nargs(call, 2, 2) {
 			return nil, true
@@ -114,8 +114,8 @@ func (c *checker) nargs(call *ast.Call, min, max int) bool {
 	return false
 }
 
-// standsConst records that call stands for x, and checks x.
-func (c *checker) standsConst(call *ast.Call, x ast.Expr) *Type {
+// standsFor records that call stands for x, and checks x.
+func (c *checker) standsFor(call *ast.Call, x ast.Expr) *Type {
 	c.prog.Stands[call] = x
 	return c.expr(x)
 }
@@ -220,9 +220,12 @@ func (c *checker) containerOf(call *ast.Call) *Type {
 // type, which is checked but never run.
 func (c *checker) typePredicate(name string, x ast.Expr) bool {
 	if name == "is_literal" {
-		switch x.(type) {
+		switch x := x.(type) {
 		case *ast.IntLit, *ast.StrLit, *ast.BoolLit:
 			return true
+		case *ast.Unary: // -1
+			_, ok := x.X.(*ast.IntLit)
+			return ok && x.Op == token.SUB
 		}
 		return false
 	}
@@ -249,9 +252,9 @@ func (c *checker) strcap(call *ast.Call) *Type {
 	t := c.expr(call.Args[0])
 	switch {
 	case t.Kind == String:
-		return c.standsConst(call, &ast.IntLit{At: call.At, Value: uint64(t.Size)})
+		return c.standsFor(call, &ast.IntLit{At: call.At, Value: uint64(t.Size)})
 	case t.Kind == Array && t.Elems[0].Size == 1:
-		return c.standsConst(call, &ast.IntLit{At: call.At, Value: uint64(t.Len)})
+		return c.standsFor(call, &ast.IntLit{At: call.At, Value: uint64(t.Len)})
 	case t.Kind != Invalid:
 		c.errorf(call.Args[0], "strcap() expects a string or an array of chars, got '%s'", t)
 	}
@@ -403,7 +406,7 @@ func (c *checker) stdlibFunc(call *ast.Call, f Func) *Type {
 		if t.Kind == Int || t.Kind == Pointer {
 			// A char pointer is read as str() reads it.
 			s := &ast.Call{At: call.At, Name: "str", Args: args}
-			return c.standsConst(call, &ast.Call{At: call.At, Name: call.Name, Args: []ast.Expr{s}})
+			return c.standsFor(call, &ast.Call{At: call.At, Name: call.Name, Args: []ast.Expr{s}})
 		}
 		c.wantString(call, args[0], t)
 		return Uint64

@@ -69,6 +69,7 @@ func TestStdlibConsts(t *testing.T) {
 		{`BEGIN { @x = is_array((int8[4])1); }`, true},
 		{`BEGIN { @x = is_literal("a"); }`, true},
 		{`BEGIN { @x = is_literal(pid); }`, false},
+		{`BEGIN { @x = is_literal(-1); }`, true},
 		{`BEGIN { @x = strcap("abc"); }`, uint64(4)},
 		{`BEGIN { @x = strcap((int8[3])1); }`, uint64(3)},
 	}
