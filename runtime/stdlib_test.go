@@ -58,11 +58,16 @@ func TestStdlib(t *testing.T) {
 }
 
 // TestAssertFails checks that a false assert() ends the script with
-// exit code 1, before what follows it.
+// exit code 1, before what follows it, also from a loop.
 func TestAssertFails(t *testing.T) {
 	testutils.RequireRoot(t)
-	got, code := runScript(t, `BEGIN { assert(pid == 0, "pid is not 0"); print(1); }`)
-	if code != 1 || strings.Contains(got, "1") {
-		t.Errorf("exit code %d, output %q; want 1 and nothing", code, got)
+	for _, src := range []string{
+		`BEGIN { assert(pid == 0, "pid is not 0"); print(1); }`,
+		`BEGIN { for ($i : 0..3) { assert($i < 1, "too far"); } print(1); }`,
+	} {
+		got, code := runScript(t, src)
+		if code != 1 || strings.Contains(got, "1") {
+			t.Errorf("%s: exit code %d, output %q; want 1 and nothing", src, code, got)
+		}
 	}
 }
