@@ -221,6 +221,9 @@ func (g *gen) tableString(tab *nameTable, x ast.Expr, dst int) {
 	}
 	missing, end := g.newLabel(), g.newLabel()
 	g.scalar(x)
+	// The number is an int, as bpftrace passes it: retval's -22 and
+	// (uint32)-22 are both -22.
+	g.emit(asm.LSh.Imm(asm.R0, 32), asm.ArSh.Imm(asm.R0, 32))
 	if tab.abs {
 		pos := g.newLabel()
 		g.emit(asm.JSGE.Imm(asm.R0, 0, pos), asm.Neg.Imm(asm.R0, 0))
