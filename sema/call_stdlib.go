@@ -451,3 +451,28 @@ func (c *checker) wantString(call *ast.Call, a ast.Expr, t *Type) {
 	}
 	c.errorf(a, "%s() expects a string, got '%s'", call.Name, t)
 }
+
+// offsetofBase is the struct or union offsetof(T, f) or offsetof(expr,
+// f) looks into, and its name; expr is typed, never run.
+func (c *checker) offsetofBase(e *ast.Offsetof) (btf.Type, string, bool) {
+	if e.Type == nil && e.X != nil {
+		t := c.expr(e.X)
+		if t.Kind == Record && t.BTF != nil {
+			return btf.UnderlyingType(t.BTF), t.String(), true
+		}
+		if t.Kind != Invalid {
+			c.errorf(e.X, "offsetof() expects a struct or union, got '%s'", t)
+		}
+		return nil, "", false
+	}
+	if e.Type == nil || e.Type.Ptr > 0 || !isCompositeName(e.Type.Name) {
+		c.errorf(e, "offsetof() expects a struct or union type, such as offsetof(struct task_struct, pid)")
+		return nil, "", false
+	}
+	t, err := c.lookupType(e.Type.Name)
+	if err != nil {
+		c.errorf(e.Type, "%v", err)
+		return nil, "", false
+	}
+	return t, e.Type.Name, true
+}

@@ -94,6 +94,31 @@ func TestStdlibConsts(t *testing.T) {
 	}
 }
 
+// TestOffsetofExpr checks offsetof of an expression's struct, which is
+// typed and never run.
+func TestOffsetofExpr(t *testing.T) {
+	tests := []struct {
+		src  string
+		want int64
+	}{
+		{`BEGIN { @x = offsetof(*curtask, comm); }`, 16},
+		{`BEGIN { $p = (struct pair *)0; @x = offsetof(*$p, in.y); }`, 32},
+	}
+	for _, tt := range tests {
+		t.Run(tt.src, func(t *testing.T) {
+			info, errs := check(t, tt.src, false)
+			if errs != "" {
+				t.Fatalf("unexpected errors: %s", errs)
+			}
+			stmts := info.Progs[0].Node.Body.Stmts
+			got, ok := info.Progs[0].Consts[stmts[len(stmts)-1].(*ast.AssignStmt).RHS]
+			if !ok || got != tt.want {
+				t.Errorf("offset %d (%v), want %d", got, ok, tt.want)
+			}
+		})
+	}
+}
+
 // assignedValue is the value of the first statement, @x = value.
 func assignedValue(t *testing.T, info *Info) ast.Expr {
 	t.Helper()
@@ -128,6 +153,8 @@ func TestStdlibErrors(t *testing.T) {
 		{`BEGIN { fail("x %d", pid); }`, "fail() expects literals as its arguments"},
 		{`BEGIN { assert(pid, comm); }`, "assert() expects a string literal as its message"},
 		{`BEGIN { @x = is_str(); }`, "is_str() requires 1 arguments (0 provided)"},
+		{`BEGIN { @x = offsetof(1, x); }`, "offsetof() expects a struct or union, got 'int64'"},
+		{`BEGIN { @x = offsetof(*curtask, nope); }`, "struct task_struct has no field named nope"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.src, func(t *testing.T) {
