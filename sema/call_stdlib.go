@@ -460,10 +460,9 @@ func (c *checker) offsetofBase(e *ast.Offsetof) (btf.Type, string, bool) {
 		if t.Kind == Record && t.BTF != nil {
 			return btf.UnderlyingType(t.BTF), t.String(), true
 		}
-		if t.Kind != Invalid {
-			c.errorf(e.X, "offsetof() expects a struct or union, got '%s'", t)
+		if t.Kind == Invalid {
+			return nil, "", false
 		}
-		return nil, "", false
 	}
 	if e.Type == nil || e.Type.Ptr > 0 || !isCompositeName(e.Type.Name) {
 		c.errorf(e, "offsetof() expects a struct or union type, such as offsetof(struct task_struct, pid)")
