@@ -15,6 +15,9 @@ import (
 func (c *checker) call(call *ast.Call) *Type {
 	f := lookupFunc(call.Name)
 	if f == NoFunc {
+		if t, ok := c.stdlibCall(call); ok {
+			return t
+		}
 		c.errorf(call, "Unknown function: %s", call.Name)
 		return nil
 	}
@@ -234,6 +237,8 @@ func (c *checker) call(call *ast.Call) *Type {
 		return c.netCall(call, f)
 	case FBuf:
 		return c.buf(call)
+	case FPid, FTid, FStrlen, FStrerror, FSignalName, FSyscallName, FStrstr, FStrConcat, FMemcmp, FAssert:
+		return c.stdlibFunc(call, f)
 	case FNtop:
 		return c.ntop(call)
 	case FJoin:
