@@ -1,13 +1,9 @@
 package kernel
 
-// SyscallNames lists the syscall names by number, "" where a number
-// has none.
-func SyscallNames() []string {
-	n := 0
-	for _, nr := range syscallNumbers {
-		n = max(n, nr+1)
-	}
-	names := make([]string, n)
+// SyscallNames maps x86_64 syscall numbers to their names, the reverse
+// of SyscallNumber.
+func SyscallNames() map[int]string {
+	names := make(map[int]string, len(syscallNumbers))
 	for name, nr := range syscallNumbers {
 		names[nr] = name
 	}

@@ -21,6 +21,9 @@ func (c *checker) call(call *ast.Call) *Type {
 	}
 	f := lookupFunc(call.Name)
 	if f == NoFunc {
+		if t, ok := c.stdlibCall(call); ok {
+			return t
+		}
 		c.errorf(call, "Unknown function: %s", call.Name)
 		return nil
 	}
@@ -105,9 +108,6 @@ func (c *checker) call(call *ast.Call) *Type {
 	case FKsym:
 		c.wantInt(args[0], c.expr(args[0]))
 		return KsymT
-	case FStrerror, FSyscallName:
-		c.wantInt(args[0], c.expr(args[0]))
-		return StringType(NameSize)
 	case FKaddr:
 		c.expr(args[0])
 		name, ok := c.stringLiteral(args[0])
@@ -246,6 +246,8 @@ func (c *checker) call(call *ast.Call) *Type {
 		return c.netCall(call, f)
 	case FBuf:
 		return c.buf(call)
+	case FPid, FTid, FStrlen, FStrerror, FSignalName, FSyscallName, FStrstr, FStrConcat, FMemcmp, FAssert:
+		return c.stdlibFunc(call, f)
 	case FNtop:
 		return c.ntop(call)
 	case FJoin:

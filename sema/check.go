@@ -1125,6 +1125,9 @@ func (c *checker) ident(e *ast.Ident) *Type {
 	}
 	b := lookupBuiltin(e.Name)
 	if b == builtin.None {
+		if t, ok := c.stdlibIdent(e); ok {
+			return t
+		}
 		if v, ok := c.enumValue(e.Name); ok {
 			c.prog.Consts[e] = v
 			if enum := c.ctypes.enumOf[e.Name]; enum != nil {
@@ -1184,6 +1187,8 @@ func (c *checker) ident(e *ast.Ident) *Type {
 		}
 		return c.stands(e, &ast.Cast{At: e.At, Type: &ast.TypeExpr{At: e.At, Name: "uint32"},
 			X: &ast.Field{At: e.At, Arrow: true, Name: "pid", X: parent}})
+	case builtin.Ctx, builtin.Username, builtin.Probetype, builtin.LeaderComm, builtin.LeaderTid:
+		return c.stdlibBuiltin(e, b)
 	case builtin.Curtask:
 		if task, err := c.lookupType("struct task_struct"); err == nil {
 			return &Type{Kind: Pointer, Size: 8, BTF: task}

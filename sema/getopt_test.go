@@ -80,9 +80,6 @@ func TestCompileTimeValues(t *testing.T) {
 		{name: "unstable feature refused", src: `config = { unstable_tseries = error } BEGIN { @x = tseries(1, 1s, 5); }`,
 			err: "tseries feature is not enabled by default. To enable this unstable feature, set the config flag to enable. unstable_tseries=enable"},
 		{name: "unstable feature enabled", src: `config = { unstable_tseries = enable } BEGIN { @x = tseries(1, 1s, 5); }`, typ: "tseries_t"},
-		{name: "strerror", src: `BEGIN { @x = strerror(2); }`, typ: "string[64]"},
-		{name: "syscall_name", src: `BEGIN { @x = syscall_name(0); }`, typ: "string[64]"},
-		{name: "syscall_name of a string", src: `BEGIN { @x = syscall_name("read"); }`, err: "Expected an integer, got 'string[5]'"},
 		{name: "config string", src: `BEGIN { @x = __builtin_config.stack_mode; }`, typ: "string[9]"},
 	}
 	for _, tt := range tests {
