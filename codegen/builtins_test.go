@@ -71,6 +71,13 @@ var builtinSamples = map[string][]string{
 		`uretprobe:libc:malloc { @x = retval; }`,
 	},
 	"ustack": {`uprobe:libc:malloc { @x[ustack] = count(); }`, `kprobe:vfs_read { @x[ustack] = count(); }`, `tracepoint:syscalls:sys_enter_read { @x[ustack, kstack] = count(); }`},
+	// The standard library's.
+	"ctx":         {`BEGIN { @x = ctx; }`, `kprobe:vfs_read { @x = *(uint64 *)ctx; }`},
+	"username":    {`BEGIN { @x[username] = count(); printf("%s\n", username); }`},
+	"usermode":    {`BEGIN { @x = usermode; }`, `kprobe:vfs_read { @x = usermode; }`, `uprobe:libc:malloc { @x = usermode; }`, `profile:hz:99 { @x[usermode] = count(); }`, `tracepoint:syscalls:sys_enter_read { @x = usermode; }`},
+	"probetype":   {`BEGIN { @x = probetype; }`, `kprobe:vfs_read { @x[probetype] = count(); }`},
+	"leader_comm": {`BEGIN { @x = leader_comm; }`, `kprobe:vfs_read { @x[leader_comm(curtask)] = count(); }`},
+	"leader_tid":  {`BEGIN { @x = leader_tid; }`, `kprobe:vfs_read { @x = leader_tid(curtask); }`},
 }
 
 // funcSamples holds scripts calling each builtin function, by name.
@@ -124,6 +131,17 @@ var funcSamples = map[string][]string{
 	"errorf":        {`BEGIN { errorf("bad %d %s", pid, comm); }`},
 	"warnf":         {`tracepoint:syscalls:sys_enter_read { warnf("%d %s", args.count, str(args.buf)); }`},
 	"debugf":        {`BEGIN { debugf("debugf %s %d %x", "a", 1, pid); debugf("none"); }`},
+	// The standard library's.
+	"pid":          {`BEGIN { @x = pid() + pid(curr_ns) + pid(init); }`, `kprobe:vfs_read { @x[pid(init)] = count(); }`},
+	"tid":          {`BEGIN { @x = tid() + tid(curr_ns) + tid(init); }`},
+	"strlen":       {`BEGIN { @x = strlen(comm) + strlen("abc"); }`, `tracepoint:syscalls:sys_enter_read { @x = strlen(args.buf); }`},
+	"strerror":     {`BEGIN { @x = strerror(22); print(strerror(-1)); }`, `kretprobe:vfs_read { @x[strerror(retval)] = count(); }`},
+	"signal_name":  {`BEGIN { @x = signal_name(9); }`, `tracepoint:syscalls:sys_enter_read { @x[signal_name(args.fd)] = count(); }`},
+	"syscall_name": {`BEGIN { @x = syscall_name(0); }`, `tracepoint:syscalls:sys_enter_read { @x[syscall_name(args.count)] = count(); }`},
+	"strstr":       {`BEGIN { @x = strstr(comm, "sh"); }`, `tracepoint:syscalls:sys_enter_read { @x = strstr(str(args.buf), args.comm); }`},
+	"str_concat":   {`BEGIN { @x = str_concat(comm, "-x"); $s = str_concat("a", str_concat("b", "c")); print($s); }`},
+	"memcmp":       {`BEGIN { @x = memcmp(comm, "bash", 4); $a = (1, 2); @y = memcmp($a, (1, 3), 16); }`},
+	"assert":       {`BEGIN { assert(pid > 0, "a pid"); }`, `kprobe:vfs_read { assert(arg2 < 100, "small"); @x = 1; }`},
 }
 
 // exprSamples combine builtins with the rest of the language: kernel

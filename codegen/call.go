@@ -64,6 +64,8 @@ func (g *gen) exprStmt(e ast.Expr) {
 		g.deleteKey(args)
 	case sema.FErrorf, sema.FWarnf, sema.FDebugf:
 		g.messageStmt(call)
+	case sema.FAssert:
+		g.assert(call)
 	case sema.FJoin:
 		sep := " "
 		if len(args) == 2 {
@@ -217,6 +219,8 @@ func (g *gen) scalarCall(call *ast.Call) {
 		}
 	case sema.FStrncmp:
 		g.strncmp(args[0], args[1], int(g.constInt(args[2])))
+	case sema.FPid, sema.FTid, sema.FStrlen, sema.FStrstr, sema.FMemcmp:
+		g.stdlibScalar(call)
 	case sema.FLen:
 		g.mapLen(g.out.Maps[args[0].(*ast.Map).Name])
 	case sema.FStrcontains:
@@ -266,13 +270,7 @@ func (g *gen) compositeCall(call *ast.Call, dst int) {
 			g.into(args[0], t, dst)
 			return
 		}
-		g.scalar(args[0])
-		g.emit(asm.Mov.Reg(asm.R3, asm.R0))
-		g.zeroMem(regScratch, dst, t.Size)
-		g.scratchPtr(asm.R1, dst)
-		// The generic helper reads user and kernel addresses alike on
-		// x86_64, as str() must for both.
-		g.emit(asm.Mov.Imm(asm.R2, int32(t.Size)), asm.FnProbeReadStr.Call())
+		g.str(args, t, dst)
 	case sema.FUstack:
 		g.userStack(dst)
 	case sema.FUsym:
@@ -285,6 +283,8 @@ func (g *gen) compositeCall(call *ast.Call, dst int) {
 		g.ntop(args, dst)
 	case sema.FPton, sema.FMacaddr, sema.FCgroupPath:
 		g.netComposite(call, dst)
+	case sema.FStrerror, sema.FSignalName, sema.FSyscallName, sema.FStrConcat:
+		g.stdlibComposite(call, dst)
 	default:
 		g.fail(call, "%s() has no value", call.Name)
 	}

@@ -56,6 +56,7 @@ type Event struct {
 	// is the call's place, for JSON output.
 	Where string
 	Loc   output.Location
+	Error bool // an EvWarning that is an error, such as a failed assert()
 }
 
 // eventHeader is the size of the event id that starts every record.

@@ -112,7 +112,7 @@ func Compile(src []byte, opts *Options) (*Program, error) {
 			// Rendered once here, with its place in the script, to be
 			// printed as it is each time the program warns.
 			var b strings.Builder
-			p.located(diag.List{{Span: ev.At, Msg: ev.Format, Warning: true}}).Render(&b)
+			p.located(diag.List{{Span: ev.At, Msg: ev.Format, Warning: !ev.Error}}).Render(&b)
 			ev.Format = b.String()
 		}
 	}

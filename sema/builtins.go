@@ -41,6 +41,13 @@ var builtins = map[Builtin]builtinSpec{
 	builtin.Ustack:  {typ: UStackT},
 	builtin.Ppid:    {typ: Uint32},
 	builtin.Pcomm:   {typ: StringType(16)},
+	// The standard library's.
+	builtin.Ctx:        {},
+	builtin.Username:   {},
+	builtin.Usermode:   {typ: IntType(1, false)},
+	builtin.Probetype:  {},
+	builtin.LeaderComm: {},
+	builtin.LeaderTid:  {},
 }
 
 // lookupBuiltin returns the builtin variable name spells, or builtin.None
@@ -106,6 +113,16 @@ const (
 	FErrorf
 	FWarnf
 	FDebugf
+	FPid
+	FTid
+	FStrlen
+	FStrerror
+	FSignalName
+	FSyscallName
+	FStrstr
+	FStrConcat
+	FMemcmp
+	FAssert
 )
 
 type funcSpec struct {
@@ -171,6 +188,17 @@ var funcs = [...]funcSpec{
 	FErrorf:       {name: "errorf", minArgs: 1, maxArgs: 128},
 	FWarnf:        {name: "warnf", minArgs: 1, maxArgs: 128},
 	FDebugf:       {name: "debugf", minArgs: 1, maxArgs: 128},
+	// The standard library's.
+	FPid:         {name: "pid", minArgs: 0, maxArgs: 1},
+	FTid:         {name: "tid", minArgs: 0, maxArgs: 1},
+	FStrlen:      {name: "strlen", minArgs: 1, maxArgs: 1},
+	FStrerror:    {name: "strerror", minArgs: 1, maxArgs: 1},
+	FSignalName:  {name: "signal_name", minArgs: 1, maxArgs: 1},
+	FSyscallName: {name: "syscall_name", minArgs: 1, maxArgs: 1},
+	FStrstr:      {name: "strstr", minArgs: 2, maxArgs: 2},
+	FStrConcat:   {name: "str_concat", minArgs: 2, maxArgs: 2},
+	FMemcmp:      {name: "memcmp", minArgs: 3, maxArgs: 3},
+	FAssert:      {name: "assert", minArgs: 2, maxArgs: 2},
 }
 
 // JoinArgs and JoinArgSize bound join(): the elements read, and the bytes

@@ -77,7 +77,7 @@ func Check(prog *ast.Program, opts *Options) (*Info, diag.List) {
 	}
 	o.Config = cfg
 	c := &checker{opts: &o, info: &Info{Config: cfg, Maps: map[string]*MapInfo{}},
-		badMaps: map[string]bool{}}
+		badMaps: map[string]bool{}, errs: errs} // the config's warnings
 	if c.opts.Expand == nil {
 		env := &probe.Env{Pid: o.Pid, Unsafe: cfg.Unsafe}
 		c.opts.Expand = env.Parse
@@ -213,7 +213,13 @@ func (c *checker) expand(prog *ast.Program) {
 		n := 0
 		judged := false // an error or a valid empty attach point says it all
 		for _, ap := range p.Attach {
-			probes, err := c.opts.Expand(ap.Text)
+			text, err := c.attachText(ap.Text)
+			if err != nil {
+				c.errorf(ap, "%v", err)
+				judged = true
+				continue
+			}
+			probes, err := c.opts.Expand(text)
 			var empty *probe.EmptyError
 			var missing *probe.MissingError
 			switch {
@@ -251,6 +257,7 @@ func (c *checker) expand(prog *ast.Program) {
 		}
 	}
 	c.unfuseFew()
+	c.checkProgCount()
 	if total > c.opts.Config.MaxProbes {
 		c.errorf(prog, "Can not attach more than %d probes (%d requested); raise max_probes to allow more", c.opts.Config.MaxProbes, total)
 	}
@@ -901,10 +908,7 @@ func (c *checker) constInt(e ast.Expr) (int64, bool) {
 		if e.Count {
 			return int64(len(c.opts.Config.Params)), true
 		}
-		if s, ok := c.param(e.N); ok {
-			v, err := strconv.ParseInt(s, 0, 64)
-			return v, err == nil
-		}
+		return c.opts.Config.ParamInt(e.N)
 	case *ast.BlockExpr:
 		// A macro whose body is a constant, such as `macro top() { 5 }`.
 		if len(e.Stmts) == 0 && e.Value != nil {
@@ -945,15 +949,7 @@ func (c *checker) exprType(e ast.Expr) *Type {
 		if e.Count {
 			return Int64
 		}
-		s, ok := c.param(e.N)
-		if !ok {
-			// bpftrace treats a missing positional parameter as 0 or "".
-			return Int64
-		}
-		if _, err := strconv.ParseInt(s, 0, 64); err == nil {
-			return Int64
-		}
-		return StringType(len(s) + 1)
+		return c.positional(e)
 	case *ast.Ident:
 		return c.ident(e)
 	case *ast.Var:
@@ -1128,8 +1124,14 @@ func (c *checker) wantInt(e ast.Expr, t *Type) {
 }
 
 func (c *checker) ident(e *ast.Ident) *Type {
+	if isConfig(e.Name) {
+		return c.configRecord(e)
+	}
 	b := lookupBuiltin(e.Name)
 	if b == builtin.None {
+		if t, ok := c.stdlibIdent(e); ok {
+			return t
+		}
 		if v, ok := c.enumValue(e.Name); ok {
 			c.prog.Consts[e] = v
 			if enum := c.ctypes.enumOf[e.Name]; enum != nil {
@@ -1189,6 +1191,8 @@ func (c *checker) ident(e *ast.Ident) *Type {
 		}
 		return c.stands(e, &ast.Cast{At: e.At, Type: &ast.TypeExpr{At: e.At, Name: "uint32"},
 			X: &ast.Field{At: e.At, Arrow: true, Name: "pid", X: parent}})
+	case builtin.Ctx, builtin.Username, builtin.Probetype, builtin.LeaderComm, builtin.LeaderTid:
+		return c.stdlibBuiltin(e, b)
 	case builtin.Curtask:
 		if task, err := c.lookupType("struct task_struct"); err == nil {
 			return &Type{Kind: Pointer, Size: 8, BTF: task}
@@ -1341,6 +1345,7 @@ func (c *checker) aggregation(call *ast.Call, f Func) *Type {
 	}
 	c.prog.Funcs[call] = f
 	if f == FTseries {
+		c.unstable(call, "unstable_tseries", "tseries")
 		return c.tseries(call)
 	}
 	t := &Type{Kind: Agg, Agg: f.Agg()}

@@ -82,11 +82,13 @@ func types() map[string]btf.Type {
 		{Name: "f_flags", Type: u32},
 		{Name: "f_pos", Type: &btf.Typedef{Name: "loff_t", Type: &btf.Int{Name: "long long", Size: 8, Encoding: btf.Signed}}, Offset: 64}}}
 	kind := &btf.Enum{Name: "pair_kind", Size: 4, Values: []btf.EnumValue{{Name: "PAIR_A", Value: 1}, {Name: "PAIR_B", Value: 2}}}
-	// A task with what ppid and pcomm read: its parent, id and name.
-	task := &btf.Struct{Name: "task_struct", Size: 32}
+	// A task with what ppid, pcomm, leader_tid and leader_comm read:
+	// its parent, thread group leader, id and name.
+	task := &btf.Struct{Name: "task_struct", Size: 40}
 	task.Members = []btf.Member{{Name: "pid", Type: &btf.Typedef{Name: "pid_t", Type: i32}},
 		{Name: "real_parent", Type: &btf.Pointer{Target: task}, Offset: 64},
-		{Name: "comm", Type: &btf.Array{Type: &btf.Int{Name: "char", Size: 1, Encoding: btf.Char}, Nelems: 16}, Offset: 128}}
+		{Name: "comm", Type: &btf.Array{Type: &btf.Int{Name: "char", Size: 1, Encoding: btf.Char}, Nelems: 16}, Offset: 128},
+		{Name: "group_leader", Type: &btf.Pointer{Target: task}, Offset: 256}}
 	m := map[string]btf.Type{"struct pair": pair, "struct inner": inner, "struct file": file, "enum pair_kind": kind,
 		"struct task_struct": task,
 		"size_t":             &btf.Typedef{Name: "size_t", Type: &btf.Int{Name: "unsigned long", Size: 8}}}
