@@ -34,7 +34,6 @@ func (g *gen) exprStmt(e ast.Expr) {
 			g.prog.Types[args[0]] = sema.Int64
 		}
 		g.event(&Event{Kind: EvExit}, args)
-		g.stopAll()
 	case sema.FTime:
 		format := "%H:%M:%S\n"
 		if len(args) == 1 {

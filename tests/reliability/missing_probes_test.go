@@ -46,7 +46,8 @@ func TestMissingProbes(t *testing.T) {
 		{"warn", "warn", "", 0, "Attaching 1 probe...\nfired\n", warnWant},
 		{"ignore", "ignore", "", 0, "Attaching 1 probe...\nfired\n", ""},
 		{"config warn", "", "warn", 0, "Attaching 1 probe...\nfired\n", warnWant},
-		{"config over env", "warn", "ignore", 0, "Attaching 1 probe...\nfired\n", ""},
+		// The environment wins over the config block, as in bpftrace.
+		{"env over config", "warn", "ignore", 0, "Attaching 1 probe...\nfired\n", warnWant},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
