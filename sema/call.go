@@ -86,8 +86,10 @@ func (c *checker) call(call *ast.Call) *Type {
 		size := c.opts.Config.MaxStrlen
 		if len(args) == 2 {
 			c.wantInt(args[1], c.expr(args[1]))
-			if n, ok := c.constInt(args[1]); ok && n >= 0 && int(n)+1 < size {
-				size = int(n) + 1
+			// The length counts the NUL, as in bpftrace: str(p, 5)
+			// copies at most 4 bytes.
+			if n, ok := c.constInt(args[1]); ok && n > 0 && int(n) < size {
+				size = int(n)
 			}
 		}
 		if t.Kind == String {

@@ -1,0 +1,25 @@
+package runtime
+
+import (
+	"testing"
+
+	"gtrace/internal/testutils"
+)
+
+// TestLanguageGaps runs, on the kernel, what current bpftrace's language
+// has beyond the expressions of TestCurrentExpressions: if as an
+// expression, str() lengths known at run time.
+func TestLanguageGaps(t *testing.T) {
+	testutils.RequireRoot(t)
+	tests := []struct{ name, src, want string }{
+		{"nested if expressions", `BEGIN { let $x = 1; let $y = 2; let $z = 3; print(if ($x) { if ($y) { if ($z) { $x } else { $y } } else { $z } } else { 0 }); $a = if ($x == 2) { 5 } else if ($z) { 6 } else { 7 }; print($a); exit(); }`, "1\n6\n\n\n"},
+		{"str length counts the NUL", `BEGIN { $s = "zztest"; $p = (uint64)&$s; $n = (uint16)5; printf("%s %s %s\n", str($p, 5), str($p, $n), str($p, $n + 100)); exit(); }`, "zzte zzte zztest\n\n\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got, _ := runScript(t, tt.src); got != tt.want {
+				t.Errorf("got\n%q\nwant\n%q", got, tt.want)
+			}
+		})
+	}
+}
