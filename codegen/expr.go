@@ -114,14 +114,7 @@ func (g *gen) scalar(e ast.Expr) {
 			g.readScalar(e, t)
 			return
 		}
-		at := int(g.constInt(e.I)) * t.Size
-		if f := g.prog.Args[asField(e.X)]; f != nil {
-			g.emit(asm.LoadMem(asm.R0, regCtx, int16(f.Offset+at), sizeOf(t.Size)))
-		} else {
-			off := g.composite(e.X, -1)
-			g.emit(asm.LoadMem(asm.R0, regScratch, int16(off+at), sizeOf(t.Size)))
-		}
-		g.extend(t)
+		g.indexScalar(e, t)
 	case *ast.Cast:
 		if xt := g.typ(e.X); xt.Kind == sema.Array {
 			// The array's bytes read as one integer of their size.
@@ -549,6 +542,8 @@ func (g *gen) composite(e ast.Expr, dst int) int {
 		g.copyMem(regScratch, dst, regScratch, src+xt.Offsets()[xt.FieldIndex(e.Name)], t.Size)
 	case *ast.Ternary:
 		g.ternary(e, func(arm ast.Expr) { g.into(arm, t, dst) })
+	case *ast.Index:
+		g.indexComposite(e, t, dst)
 	case *ast.Call:
 		g.compositeCall(e, dst)
 	case *ast.Cast:

@@ -8,12 +8,17 @@ import (
 
 // TestLanguageGaps runs, on the kernel, what current bpftrace's language
 // has beyond the expressions of TestCurrentExpressions: if as an
-// expression, str() lengths known at run time.
+// expression, str() lengths known at run time, indexes of tuples,
+// arrays and strings computed or known only at run time.
 func TestLanguageGaps(t *testing.T) {
 	testutils.RequireRoot(t)
 	tests := []struct{ name, src, want string }{
 		{"nested if expressions", `BEGIN { let $x = 1; let $y = 2; let $z = 3; print(if ($x) { if ($y) { if ($z) { $x } else { $y } } else { $z } } else { 0 }); $a = if ($x == 2) { 5 } else if ($z) { 6 } else { 7 }; print($a); exit(); }`, "1\n6\n\n\n"},
 		{"str length counts the NUL", `BEGIN { $s = "zztest"; $p = (uint64)&$s; $n = (uint16)5; printf("%s %s %s\n", str($p, 5), str($p, $n), str($p, $n + 100)); exit(); }`, "zzte zzte zztest\n\n\n"},
+		{"array-style tuple access", `BEGIN { $a = (1, "two", 3); print(($a[1 + 1], $a[1])); exit(); }`, "(3, two)\n\n\n"},
+		{"array index known at run time", `BEGIN { $a = (uint8[4])(uint32)0x04030201; $i = (uint64)2; printf("%d %d\n", $a[$i], $a[$i + 1]); exit(); }`, "3 4\n\n\n"},
+		{"array index out of bounds reads element 0", `BEGIN { $a = (uint8[4])(uint32)0x04030201; $i = (uint64)100; printf("%d\n", $a[$i]); exit(); }`, "1\n\n\n"},
+		{"string index known at run time", `BEGIN { $s = "foo"; $i = (uint64)1; $j = (uint64)10; printf("%c %d\n", $s[$i], $s[$j]); exit(); }`, "o 102\n\n\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -50,6 +50,16 @@ func fromBTF(t btf.Type) *Type {
 	return nil
 }
 
+// flexibleArray types a flexible array member, such as int y[0] or
+// int y[]: an array of no elements, indexed unchecked in memory as in C.
+func flexibleArray(a *btf.Array) *Type {
+	elem := fromBTF(a.Type)
+	if elem == nil || !elem.IsScalar() {
+		return nil
+	}
+	return ArrayType(elem, 0)
+}
+
 // isChar reports whether t is plain char, the element type of strings.
 func isChar(t btf.Type) bool {
 	i, ok := btf.UnderlyingType(t).(*btf.Int)
@@ -113,6 +123,9 @@ func recordField(t btf.Type, name string) (*Type, Member, bool) {
 		return nil, Member{}, false
 	}
 	ft := fromBTF(m.Type)
+	if a, ok := btf.UnderlyingType(m.Type).(*btf.Array); ok && a.Nelems == 0 {
+		ft = flexibleArray(a)
+	}
 	if ft == nil {
 		return nil, Member{}, false
 	}

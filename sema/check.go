@@ -1068,31 +1068,7 @@ func (c *checker) exprType(e ast.Expr) *Type {
 	case *ast.Sizeof:
 		return c.sizeof(e)
 	case *ast.Index:
-		t := c.expr(e.X)
-		c.wantInt(e.I, c.expr(e.I))
-		if t.Kind == Pointer {
-			return c.deref(e, t)
-		}
-		if t.Kind == String {
-			// $s[i] is the i-th char of a string.
-			if i, ok := c.constInt(e.I); !ok || i < 0 || i >= int64(t.Size) {
-				c.errorf(e.I, "The index of a string of %d bytes must be a constant from 0 to %d", t.Size, t.Size-1)
-				return nil
-			}
-			return IntType(1, true)
-		}
-		if t.Kind != Array {
-			if t.Kind != Invalid {
-				c.errorf(e, "The [] operator can not be used on a value of type '%s'", t)
-			}
-			return nil
-		}
-		i, ok := c.constInt(e.I)
-		if !ok || i < 0 || i >= int64(t.Len) {
-			c.errorf(e.I, "The index of an array of %d elements must be a constant from 0 to %d", t.Len, t.Len-1)
-			return nil
-		}
-		return t.Elems[0]
+		return c.index(e)
 	case *ast.Offsetof:
 		return c.offsetof(e)
 	case *ast.BlockExpr:
