@@ -26,6 +26,9 @@ func fromBTF(t btf.Type) *Type {
 	case *btf.Enum:
 		// A kernel enum's values print by name.
 		return &Type{Kind: Int, Size: int(t.Size), Signed: t.Signed, Enum: t}
+	case *btf.Float:
+		// bpftrace has no floating-point values: a float is none.
+		return &Type{Kind: Void, Size: int(t.Size)}
 	case *btf.Pointer:
 		return &Type{Kind: Pointer, Size: 8, BTF: t.Target}
 	case *btf.Struct, *btf.Union:

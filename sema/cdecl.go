@@ -56,6 +56,10 @@ func (c *checker) declareCTypes(prog *ast.Program) {
 	}
 }
 
+// cFloats are the floating-point types a definition may hold: their
+// values have bpftrace's none type, printed as null.
+var cFloats = map[string]uint32{"float": 4, "double": 8}
+
 // cTokens splits C text into identifiers, numbers and punctuation,
 // dropping comments.
 func cTokens(s string) []string {
@@ -445,6 +449,9 @@ func (p *cParser) baseType() (btf.Type, error) {
 	}
 	if name == "void" {
 		return &btf.Void{}, nil
+	}
+	if size, ok := cFloats[name]; ok {
+		return &btf.Float{Name: name, Size: size}, nil
 	}
 	return nil, fmt.Errorf("C definition: unknown type %q: use an integer type or a struct, union or enum", name)
 }

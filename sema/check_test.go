@@ -141,7 +141,8 @@ func TestCheckErrors(t *testing.T) {
 		{`BEGIN { @x[kstack(fast)] = count(); }`, "kstack(): unknown stack mode fast: want bpftrace, perf, raw"},
 		{`BEGIN { @x[ustack(0)] = count(); }`, "ustack(): the number of frames must be a constant from 1 to 127"},
 		{`BEGIN { $a = uaddr("x"); }`, "uaddr() can only be used in uprobe and uretprobe probes"},
-		{"struct s { float f; };\nBEGIN { }", `C definition: unknown type "float": use an integer type or a struct, union or enum`},
+		{"struct s { float f; double d; };\nBEGIN { $p = (struct s *)0; $x = $p->d; }", "Invalid expression for assignment"},
+		{"struct s { float128 f; };\nBEGIN { }", `C definition: unknown type "float128": use an integer type or a struct, union or enum`},
 		{"struct s { int a }; BEGIN { }", ""}, // as clang, which only warns
 		{"struct s { int a b; }; BEGIN { }", `C definition: expected ";", found "b"`},
 		{"struct s { struct nope n; }; BEGIN { }", "C definition: struct nope is not in the kernel's BTF"},
