@@ -9,7 +9,8 @@ import (
 // TestLanguageGaps runs, on the kernel, what current bpftrace's language
 // has beyond the expressions of TestCurrentExpressions: if as an
 // expression, str() lengths known at run time, indexes of tuples,
-// arrays and strings computed or known only at run time, avg's value read in BPF.
+// arrays and strings computed or known only at run time, avg's value read in BPF,
+// bit fields.
 func TestLanguageGaps(t *testing.T) {
 	testutils.RequireRoot(t)
 	tests := []struct{ name, src, want string }{
@@ -20,6 +21,7 @@ func TestLanguageGaps(t *testing.T) {
 		{"array index out of bounds reads element 0", `BEGIN { $a = (uint8[4])(uint32)0x04030201; $i = (uint64)100; printf("%d\n", $a[$i]); exit(); }`, "1\n\n\n"},
 		{"string index known at run time", `BEGIN { $s = "foo"; $i = (uint64)1; $j = (uint64)10; printf("%c %d\n", $s[$i], $s[$j]); exit(); }`, "o 102\n\n\n"},
 		{"avg of negative values read in BPF", `BEGIN { @a = avg(-1); @a = avg(-1); @a = avg(-10); @b = avg(7); @b = avg(2); printf("%d %d %d\n", @a == -4, @a, @b); clear(@a); clear(@b); exit(); }`, "1 -4 4\n\n\n"},
+		{"bit fields read unsigned", `struct Bar { short a:4, b:8, c:3, d:1; } BEGIN { $v = (uint16)0xfd91; $p = (struct Bar *)&$v; printf("%d %d %d %d\n", $p->a, $p->b, $p->c, $p->d); exit(); }`, "1 217 7 1\n\n\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -133,6 +133,8 @@ func recordField(t btf.Type, name string) (*Type, Member, bool) {
 		return nil, Member{}, false
 	}
 	if m.BitfieldSize > 0 {
+		// A bit field reads unsigned, its bits masked, as in bpftrace.
+		ft = &Type{Kind: ft.Kind, Size: ft.Size, Enum: ft.Enum}
 		return ft, Member{Offset: int(bits / 8), BitOffset: int(bits % 8), BitSize: int(m.BitfieldSize)}, true
 	}
 	return ft, Member{Offset: int(bits / 8)}, true
