@@ -417,6 +417,9 @@ func (g *gen) builtin(e *ast.Ident) {
 		g.loadImm(asm.R0, int64(g.opts.NumCPU))
 	case builtin.Kstack:
 		g.stackID(0)
+	case builtin.Func:
+		// A kprobe's func: the address of the function it entered.
+		g.emit(asm.Mov.Reg(asm.R1, regCtx), asm.FnGetFuncIp.Call())
 	case builtin.Curtask:
 		g.emit(asm.FnGetCurrentTask.Call())
 	case builtin.Cgroup:

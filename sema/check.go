@@ -1119,6 +1119,9 @@ func (c *checker) ident(e *ast.Ident) *Type {
 		c.errorf(e, "The args builtin must be followed by a field, such as args.%s", "name")
 		return nil
 	case builtin.Func:
+		if c.prog.Probe.Kind == probe.Kprobe {
+			return KsymT // the function's address, printed by name
+		}
 		if c.prog.Probe.Funcs != nil {
 			return StringType(c.prog.Probe.NameSize())
 		}
