@@ -108,7 +108,8 @@ func (g *gen) scalar(e ast.Expr) {
 			g.extend(t)
 			return
 		}
-		g.emit(asm.LoadMem(asm.R0, regScratch, int16(off+xt.Offsets()[xt.FieldIndex(e.Name)]), asm.DWord))
+		g.emit(asm.LoadMem(asm.R0, regScratch, int16(off+xt.Offsets()[xt.FieldIndex(e.Name)]), storeSize(t)))
+		g.extend(t)
 	case *ast.Index:
 		if g.inKernel(e) {
 			g.readScalar(e, t)
@@ -335,7 +336,7 @@ func (g *gen) bytesCompare(e *ast.Binary) {
 	n := min(g.typ(e.X).Size, g.typ(e.Y).Size)
 	differ, end := g.newLabel(), g.newLabel()
 	for i := 0; i < n; {
-		size, step := chunk(n - i)
+		size, step := chunk(n-i, a+i, b+i)
 		g.emit(
 			asm.LoadMem(asm.R1, regScratch, int16(a+i), size),
 			asm.LoadMem(asm.R2, regScratch, int16(b+i), size),
@@ -520,6 +521,10 @@ func (g *gen) composite(e ast.Expr, dst int) int {
 		g.mapRead(e, dst)
 	case *ast.Tuple:
 		offs := t.Offsets()
+		if hasPadding(t) {
+			// Padding is zero, so that equal tuples hash alike as keys.
+			g.zeroMem(regScratch, dst, t.Size)
+		}
 		for i, x := range e.Elems {
 			et := t.Elems[i]
 			g.into(x, et, dst+offs[i])
@@ -571,7 +576,7 @@ func (g *gen) into(e ast.Expr, t *sema.Type, dst int) {
 	et := g.typ(e)
 	if et.IsScalar() {
 		g.scalar(e)
-		g.emit(asm.StoreMem(regScratch, int16(dst), asm.R0, asm.DWord))
+		g.emit(asm.StoreMem(regScratch, int16(dst), asm.R0, storeSize(t)))
 		return
 	}
 	if sameLayout(et, t) {
@@ -598,10 +603,36 @@ func (g *gen) convert(dst int, to *sema.Type, src int, from *sema.Type) {
 		}
 		return
 	}
+	if from.Kind == sema.Int && to.Kind == sema.Int && from.Size != to.Size {
+		// A tuple's integer widened to its place in a wider tuple.
+		g.emit(asm.LoadMem(asm.R0, regScratch, int16(src), sizeOf(from.Size)))
+		g.extend(from)
+		g.emit(asm.StoreMem(regScratch, int16(dst), asm.R0, sizeOf(to.Size)))
+		return
+	}
 	if from.Size != to.Size {
 		g.zeroMem(regScratch, dst, to.Size)
 	}
 	g.copyMem(regScratch, dst, regScratch, src, min(from.Size, to.Size))
+}
+
+// hasPadding reports whether a tuple has bytes between or after its
+// elements.
+func hasPadding(t *sema.Type) bool {
+	n := 0
+	for _, e := range t.Elems {
+		n += e.Size
+	}
+	return n != t.Size
+}
+
+// storeSize is the width an integer-like value of type t takes in
+// memory: an integer's or bool's own size inside a tuple, else 8 bytes.
+func storeSize(t *sema.Type) asm.Size {
+	if t.Kind == sema.Int || t.Kind == sema.Bool {
+		return sizeOf(t.Size)
+	}
+	return asm.DWord
 }
 
 // sameLayout reports whether values of types a and b have the same bytes:

@@ -237,7 +237,7 @@ func (c *checker) call(call *ast.Call) *Type {
 	case FNtop:
 		return c.ntop(call)
 	case FJoin:
-		if t := c.expr(args[0]); t.Kind != Int && t.Kind != Invalid {
+		if t := c.expr(args[0]); t.Kind != Int && t.Kind != Pointer && t.Kind != Invalid {
 			c.errorf(args[0], "join() expects a pointer to an array of strings, got '%s'", t)
 		}
 		if len(args) == 2 {

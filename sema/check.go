@@ -1030,9 +1030,6 @@ func (c *checker) exprType(e ast.Expr) *Type {
 		elems := make([]*Type, len(e.Elems))
 		for i, x := range e.Elems {
 			t := c.expr(x)
-			if t.Kind == Int && t.Size != 8 {
-				t = Slot(t) // tuple elements are 8-byte slots
-			}
 			if t.Kind == Void || t.Kind == Agg {
 				c.errorf(x, "Value of type '%s' can not be part of a tuple", t)
 			}
