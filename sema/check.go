@@ -553,6 +553,10 @@ func (c *checker) assign(s *ast.AssignStmt) {
 				c.errorf(l, "Undefined or undeclared variable: %s", l.Name)
 				return
 			}
+			if v.Type != nil && v.Type.Kind == Int && isInt(rt) {
+				// $x op= e is $x = $x op e, a 64-bit value.
+				v.Type = widen(v.Type, IntType(8, Signed(v.Type, rt)))
+			}
 			c.prog.Vars[l] = v
 			c.prog.Types[l] = v.Type
 			if v.Type != nil && v.Type.Kind == Pointer {
@@ -917,10 +921,7 @@ func (c *checker) expr(e ast.Expr) *Type {
 func (c *checker) exprType(e ast.Expr) *Type {
 	switch e := e.(type) {
 	case *ast.IntLit:
-		if e.Value > math.MaxInt64 {
-			return Uint64
-		}
-		return flexInt64
+		return literalType(e.Value)
 	case *ast.StrLit:
 		return StringType(len(e.Value) + 1)
 	case *ast.BoolLit:
@@ -975,6 +976,9 @@ func (c *checker) exprType(e ast.Expr) *Type {
 			return BoolT
 		case token.BNOT, token.SUB:
 			c.wantInt(e.X, t)
+			if lit, ok := e.X.(*ast.IntLit); ok && e.Op == token.SUB && lit.Value <= 1<<63 {
+				return negativeLiteralType(lit.Value)
+			}
 			if t.Kind == Int {
 				return IntType(8, t.Signed || e.Op == token.SUB)
 			}
@@ -991,6 +995,7 @@ func (c *checker) exprType(e ast.Expr) *Type {
 			}
 			c.prog.Vars[x] = v
 			c.wantInt(x, v.Type)
+			v.Type = stepped(v.Type, e.Op)
 			c.prog.Types[x] = v.Type
 			return v.Type
 		case *ast.Map:
@@ -1000,6 +1005,7 @@ func (c *checker) exprType(e ast.Expr) *Type {
 				mi.Span = x.Span()
 			}
 			c.wantInt(x, mi.Value)
+			mi.Value = stepped(mi.Value, e.Op)
 			c.checkDeclared(x, mi.Value)
 			c.prog.Types[x] = mi.Value
 			return mi.Value
