@@ -186,7 +186,8 @@ func (c *checker) call(call *ast.Call) *Type {
 				return nil
 			}
 			// delete(@m, k) is delete(@m[k]).
-			c.useMap(m, c.keyType(c.expr(args[1]), args[1]), args[1])
+			t := c.expr(args[1])
+			c.useMap(m, c.keyType(t, args[1]), t, args[1])
 		} else {
 			c.mapKey(m)
 		}

@@ -665,38 +665,40 @@ func (c *checker) mapAssign(m *ast.Map, t *Type, s *ast.AssignStmt, reported boo
 
 // mapKey checks m's keys against the map's key type and returns the map.
 func (c *checker) mapKey(m *ast.Map) *MapInfo {
-	var kt *Type
+	var kt, shown *Type
 	if len(m.Keys) > 0 {
 		elems := make([]*Type, len(m.Keys))
+		written := make([]*Type, len(m.Keys))
 		for i, k := range m.Keys {
-			elems[i] = c.keyType(c.expr(k), k)
+			written[i] = c.expr(k)
+			elems[i] = c.keyType(written[i], k)
 		}
-		kt = elems[0]
+		kt, shown = elems[0], written[0]
 		if len(elems) > 1 {
-			kt = TupleType(elems)
+			kt, shown = TupleType(elems), TupleType(written)
 		}
 	}
-	return c.useMap(m, kt, m)
+	return c.useMap(m, kt, shown, m)
 }
 
 // useMap checks a key of type kt, nil for none, against m's key type,
 // naming key in a mismatch, and returns the map, recording it at its
 // first use.
-func (c *checker) useMap(m *ast.Map, kt *Type, key ast.Node) *MapInfo {
+func (c *checker) useMap(m *ast.Map, kt, shown *Type, key ast.Node) *MapInfo {
 	mi := c.info.Maps[m.Name]
 	if mi == nil {
-		mi = &MapInfo{Name: m.Name, Key: kt, Span: m.Span()}
+		mi = &MapInfo{Name: m.Name, Key: kt, keyShown: shown, Span: m.Span()}
 		c.info.Maps[m.Name] = mi
 		return mi
 	}
 	if mi.keyUnknown {
-		mi.Key, mi.keyUnknown = kt, false
+		mi.Key, mi.keyShown, mi.keyUnknown = kt, shown, false
 		return mi
 	}
 	switch {
 	case (mi.Key == nil) != (kt == nil) || mi.Key != nil && !Equal(mi.Key, kt):
 		c.errorf(key, "Argument mismatch for %s: trying to access with arguments: '%s' when map expects arguments: '%s'",
-			m.Name, typeList(kt), typeList(mi.Key))
+			m.Name, typeList(shown), typeList(mi.keyShown))
 	case kt != nil:
 		mi.Key = widen(mi.Key, kt)
 	}
