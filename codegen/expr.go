@@ -124,6 +124,11 @@ func (g *gen) scalar(e ast.Expr) {
 		} else {
 			g.scalar(e.X)
 		}
+		if xt := g.typ(e.X); t.Kind == sema.Pointer && xt.Kind == sema.Int {
+			// An address is an integer's bits, zero-extended as in
+			// bpftrace: (uint8 *)-1 is 0xff.
+			g.truncate(sema.IntType(xt.Size, false))
+		}
 		g.truncate(t)
 	case *ast.Sizeof, *ast.Offsetof:
 		g.loadImm(asm.R0, g.prog.Consts[e])

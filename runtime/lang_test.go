@@ -10,7 +10,7 @@ import (
 // has beyond the expressions of TestCurrentExpressions: if as an
 // expression, str() lengths known at run time, indexes of tuples,
 // arrays and strings computed or known only at run time, avg's value read in BPF,
-// bit fields.
+// bit fields, literal types and tuple layouts.
 func TestLanguageGaps(t *testing.T) {
 	testutils.RequireRoot(t)
 	tests := []struct{ name, src, want string }{
@@ -22,6 +22,10 @@ func TestLanguageGaps(t *testing.T) {
 		{"string index known at run time", `BEGIN { $s = "foo"; $i = (uint64)1; $j = (uint64)10; printf("%c %d\n", $s[$i], $s[$j]); exit(); }`, "o 102\n\n\n"},
 		{"avg of negative values read in BPF", `BEGIN { @a = avg(-1); @a = avg(-1); @a = avg(-10); @b = avg(7); @b = avg(2); printf("%d %d %d\n", @a == -4, @a, @b); clear(@a); clear(@b); exit(); }`, "1 -4 4\n\n\n"},
 		{"bit fields read unsigned", `struct Bar { short a:4, b:8, c:3, d:1; } BEGIN { $v = (uint16)0xfd91; $p = (struct Bar *)&$v; printf("%d %d %d %d\n", $p->a, $p->b, $p->c, $p->d); exit(); }`, "1 217 7 1\n\n\n"},
+		{"literals are the smallest signed integer", `BEGIN { $x = 1; $y = -200; $i = 0; while ($i < 300) { $i++; } $j = 0; $j += 1000; printf("%d %d %d %d %d\n", sizeof($x), sizeof($y), sizeof(70000), $i, $j); exit(); }`, "1 2 4 300 1000\n\n\n"},
+		{"tuples laid out as C structs", `BEGIN { $a = ((int8)1, (int16)2, (int32)3); $b = ((int32)1, (int16)2, (int8)3); $c = ((int8)-100, (int8)100, "abcdef", 3, (int32)1, (int64)-10, (int8)10, (int16)-555, "abc"); printf("%d %d %d\n", sizeof($a), sizeof($b), sizeof($c)); print($c); @[$c] = $a; exit(); }`, "8 8 32\n(-100, 100, abcdef, 3, 1, -10, 10, -555, abc)\n\n\n@[-100, 100, abcdef, 3, 1, -10, 10, -555, abc]: (1, 2, 3)\n"},
+		{"tuple elements widened", `BEGIN { $a = ((int8)-1, "x"); $a = ((int64)-5, "yyyy"); print($a); $b = ((int8)-3, 1); print($b); $b = (5, (int16)-700); print($b); exit(); }`, "(-5, yyyy)\n(-3, 1)\n(5, -700)\n\n\n"},
+		{"pointer from a narrow integer", `BEGIN { print((uint8 *)-1); print((int32 *)(uint64)-1); exit(); }`, "0xff\n0xffffffffffffffff\n\n\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
