@@ -760,6 +760,9 @@ func (c *checker) typeExpr(te *ast.TypeExpr) *Type {
 	if strings.HasPrefix(te.Name, "enum ") {
 		return c.arrayOf(te, c.enumType(te))
 	}
+	if isCompositeName(te.Name) && te.Len > 0 {
+		return c.recordArray(te)
+	}
 	if isCompositeName(te.Name) {
 		c.errorf(te, "Cannot cast to a %s value, only to a pointer: (%s *)", te.Name, te.Name)
 		return &Type{Kind: Invalid}

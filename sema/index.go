@@ -92,3 +92,19 @@ func (c *checker) constIndex(e ast.Expr) (int64, bool) {
 	}
 	return 0, false
 }
+
+// recordArray resolves an array of structs or unions, such as the type of
+// `let $w: struct W[10]`.
+func (c *checker) recordArray(te *ast.TypeExpr) *Type {
+	bt, err := c.lookupType(te.Name)
+	if err != nil {
+		c.errorf(te, "%v", err)
+		return &Type{Kind: Invalid}
+	}
+	rec := fromBTF(bt)
+	if rec == nil || rec.Kind != Record {
+		c.errorf(te, "Arrays of %s are not supported", te.Name)
+		return &Type{Kind: Invalid}
+	}
+	return ArrayType(rec, te.Len)
+}
