@@ -110,7 +110,7 @@ func ArrayType(elem *Type, n int) *Type {
 }
 
 // Slot returns t as an 8-byte integer, keeping its sign and enum: the
-// type of an integer in a tuple, a map key or an event.
+// type of an integer in a map key or an event.
 func Slot(t *Type) *Type {
 	return &Type{Kind: Int, Size: 8, Signed: t.Signed, Flex: t.Flex, Enum: t.Enum}
 }
