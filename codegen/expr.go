@@ -621,6 +621,16 @@ func (g *gen) convert(dst int, to *sema.Type, src int, from *sema.Type) {
 	g.copyMem(regScratch, dst, regScratch, src, min(from.Size, to.Size))
 }
 
+// fits reports whether every integer of type from is one of type to as
+// it is, so that storing it needs no truncation: the common `$x = 1`,
+// whose literal and variable are int8, stays one instruction.
+func fits(from, to *sema.Type) bool {
+	if from.Kind != sema.Int || to.Kind != sema.Int || from.Size > to.Size {
+		return false
+	}
+	return from.Signed == to.Signed || from.Flex || !from.Signed && from.Size < to.Size
+}
+
 // hasPadding reports whether a tuple has bytes between or after its
 // elements.
 func hasPadding(t *sema.Type) bool {
@@ -698,7 +708,9 @@ func (g *gen) storeVar(v *sema.Variable, e ast.Expr) {
 	off := g.varOffset(v)
 	if v.Type.IsScalar() {
 		g.scalar(e)
-		g.truncate(v.Type)
+		if !fits(g.typ(e), v.Type) {
+			g.truncate(v.Type)
+		}
 		g.emit(asm.StoreMem(g.frame, int16(off), asm.R0, asm.DWord))
 		return
 	}
