@@ -144,6 +144,11 @@ func TestCheckErrors(t *testing.T) {
 		{`BEGIN { @x[ustack(0)] = count(); }`, "ustack(): the number of frames must be a constant from 1 to 127"},
 		{`BEGIN { $a = uaddr("x"); }`, "uaddr() can only be used in uprobe and uretprobe probes"},
 		{"struct s { float f; double d; };\nBEGIN { $p = (struct s *)0; $x = $p->d; }", "Invalid expression for assignment"},
+		// A script that redefines a kernel struct takes none from the
+		// kernel, as in bpftrace; one that does not may hold them.
+		{"struct pair { struct inner in; };\nBEGIN { }", "C definition: field in has incomplete type 'struct inner': a script that redefines struct pair takes no struct or union from the kernel"},
+		{"struct inner { int x; }; struct pair { struct inner in; struct file *f; };\nBEGIN { }", ""},
+		{"struct mine { struct inner in; };\nBEGIN { }", ""},
 		{"struct s { float128 f; };\nBEGIN { }", `C definition: unknown type "float128": use an integer type or a struct, union or enum`},
 		{"struct s { int a }; BEGIN { }", ""}, // as clang, which only warns
 		{"struct s { int a b; }; BEGIN { }", `C definition: expected ";", found "b"`},
