@@ -10,6 +10,7 @@ import (
 
 	"gtrace/lang/diag"
 	"gtrace/lang/token"
+	"gtrace/probe"
 	"gtrace/sema"
 )
 
@@ -193,6 +194,9 @@ func funcInfo(probe string) *btf.Func {
 func (o *Output) ProbeCount() int {
 	n := 0
 	for _, p := range o.Progs {
+		if p.Prog.Probe.Kind == probe.Bench {
+			continue // run only in bench mode, which prints no count
+		}
 		n += max(1, len(p.Prog.Probe.Funcs))
 	}
 	return n

@@ -2,6 +2,7 @@ package codegen
 
 import (
 	"gtrace/lang/token"
+	"gtrace/output"
 	"gtrace/sema"
 )
 
@@ -25,6 +26,14 @@ const (
 	// division by zero: Format is its message until the compiler
 	// renders it, located, in its place.
 	EvWarning
+	// EvErrorf and EvWarnf are errorf() and warnf(): Format is the
+	// message's format, At and Expanded its place.
+	EvErrorf
+	EvWarnf
+	// EvSkbOutput is a packet of skboutput(): its time since boot and
+	// length, then its bytes; Format is the pcap file, Offset the
+	// bytes to leave out of the packet's start.
+	EvSkbOutput
 )
 
 // Event describes one call site that sends a record to user space.
@@ -38,6 +47,16 @@ type Event struct {
 	Div     int64
 	Size    int        // record size in bytes
 	At      token.Span // where a warning arises
+	// Expanded are the macro calls an errorf() or warnf() is expanded
+	// from, innermost last.
+	Expanded []token.Span
+	Offset   int64 // skboutput()'s offset
+	// Where is the rendered place of an errorf() or warnf(): its
+	// first line, to which the message is added, then its notes; Loc
+	// is the call's place, for JSON output.
+	Where string
+	Loc   output.Location
+	Error bool // an EvWarning that is an error, such as a failed assert()
 }
 
 // eventHeader is the size of the event id that starts every record.

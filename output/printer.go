@@ -3,6 +3,7 @@ package output
 import (
 	"cmp"
 	"slices"
+	"time"
 )
 
 // Printer is one of bpftrace's output formats (-f text or -f json).
@@ -26,6 +27,9 @@ type Printer interface {
 	// Stats prints what each probe cost, for --stats.
 	Stats(stats []ProbeStat, lost uint64) error
 	AttachedProbes(n uint64) error
+	// BenchResult prints benchmark index of names: the mean time of
+	// one run over iters runs (--mode bench).
+	BenchResult(names []string, index int, mean time.Duration, iters uint64) error
 	// End marks the end of tracing, before maps are printed at exit.
 	End() error
 }

@@ -19,6 +19,7 @@ import (
 	"gtrace/probe"
 	"gtrace/runtime"
 	"gtrace/sema"
+	"gtrace/symbol"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -39,6 +40,8 @@ OPTIONS:
     -lv [SEARCH]   list probes with their arguments
     -c CMD         run CMD, set cpid, and exit when it exits
     -I DIR         add DIR to the directories searched by #include
+    --debuginfo DIR[:DIR]
+                   search DIR for the debug files of stripped binaries
     -p PID         trace only process PID; exit when it exits
     -f FORMAT      output format: text (default) or json
     -o FILE        write output to FILE
@@ -50,9 +53,13 @@ OPTIONS:
                    stages may be given, comma separated or in several -d
     --dry-run      compile and load through the verifier, but do not attach
     --unsafe       allow unsafe functions (system, signal)
+    --no-warnings  disable all warning messages
     --no-fusion    run each syscall tracepoint as itself, not fused into the
                    raw_syscalls dispatchers (for comparing the two)
     --stats        print what each probe cost at exit: runs, run time, lost events
+    --mode bench, --bench
+                   run the bench: probes, each many times over, and print their
+                   mean time per run; attach nothing
     -h, --help     show this help
     --version      print the version
 
@@ -81,6 +88,9 @@ type options struct {
 	noFusion          bool
 	stats             bool
 	includeDirs       []string
+	mode              string // --mode: "bench" or ""
+	noWarnings        bool
+	debugDirs         []string
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -111,6 +121,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "ERROR: %v\n\n%s", err, usage)
 		return 1
 	}
+	symbol.DebugDirs = opts.debugDirs
 	if opts.list {
 		return list(opts, stdout, stderr)
 	}
@@ -204,6 +215,8 @@ func parseArgs(args []string) (*options, error) {
 			err = fmt.Errorf("USAGE: invalid option for -d: d (bpftrace 0.17's -dd, its most verbose debug output, is gone: -d takes a stage, one of %s)", validStages)
 		case strings.HasPrefix(a, "-d") && !strings.HasPrefix(a, "--"):
 			err = o.debug.parse(a[2:])
+		case a == "--debuginfo" || strings.HasPrefix(a, "--debuginfo="):
+			o.debugDirs, err = debugDirs(o.debugDirs, a, value)
 		case a == "--dry-run":
 			o.dryRun = true
 		case a == "--unsafe":
@@ -212,6 +225,17 @@ func parseArgs(args []string) (*options, error) {
 			o.noFusion = true
 		case a == "--stats":
 			o.stats = true
+		case a == "--mode":
+			var s string
+			if s, err = value(); err == nil {
+				err = o.setMode(s)
+			}
+		case strings.HasPrefix(a, "--mode="):
+			err = o.setMode(strings.TrimPrefix(a, "--mode="))
+		case a == "--bench":
+			err = o.setBench()
+		case a == "--no-warnings":
+			o.noWarnings = true
 		case a == "--":
 			o.params = append(o.params, args[i+1:]...)
 			i = len(args)
@@ -387,7 +411,7 @@ func trace(o *options, stdout, stderr io.Writer) error {
 	if err != nil {
 		return rendered(stderr, err)
 	}
-	if prog.Warnings != nil {
+	if prog.Warnings != nil && !o.noWarnings {
 		prog.Warnings.Render(stderr)
 	}
 
@@ -411,7 +435,8 @@ func trace(o *options, stdout, stderr io.Writer) error {
 	}
 	ropts := &runtime.Options{Printer: printer, Stderr: stderr, Verbose: o.verbose,
 		MissingProbes: prog.Info.Config.MissingProbes,
-		DryRun:        o.dryRun, Quiet: o.quiet, Stats: o.stats, Flush: bw.Flush}
+		DryRun:        o.dryRun, Quiet: o.quiet, Stats: o.stats, Flush: bw.Flush, Bench: o.mode == "bench",
+		NoWarnings: o.noWarnings}
 	if os.Getenv("__BPFTRACE_NOTIFY_PROBES_ATTACHED") != "" {
 		// bpftrace's own test runner sets this to learn when the probes
 		// are attached; gtrace says so the same way.
