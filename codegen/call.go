@@ -270,7 +270,11 @@ func (g *gen) compositeCall(call *ast.Call, dst int) {
 			g.into(args[0], t, dst)
 			return
 		}
-		g.strRead(args, t.Size, dst)
+		if len(args) == 2 {
+			g.strRead(args, t.Size, dst)
+			return
+		}
+		g.str(args, t, dst)
 	case sema.FUstack:
 		g.userStack(dst)
 	case sema.FUsym:
@@ -290,25 +294,20 @@ func (g *gen) compositeCall(call *ast.Call, dst int) {
 	}
 }
 
-// strRead reads str()'s string of up to size bytes, NUL included, into
-// dst. A length known only at run time is bounded by size for the
+// strRead reads str(p, n)'s string of up to size bytes, NUL included,
+// into dst. A length known only at run time is bounded by size for the
 // verifier.
 func (g *gen) strRead(args []ast.Expr, size, dst int) {
 	g.zeroMem(regScratch, dst, size)
-	if len(args) == 2 {
-		g.scalar(args[1])
-		slot := g.pushSlot()
-		defer g.popSlot()
-		ok := g.newLabel()
-		g.emit(asm.JLE.Imm(asm.R0, int32(size), ok), asm.Mov.Imm(asm.R0, int32(size)))
-		g.place(ok)
-		g.emit(asm.StoreMem(asm.RFP, slot, asm.R0, asm.DWord))
-		g.scalar(args[0])
-		g.emit(asm.Mov.Reg(asm.R3, asm.R0), asm.LoadMem(asm.R2, asm.RFP, slot, asm.DWord))
-	} else {
-		g.scalar(args[0])
-		g.emit(asm.Mov.Reg(asm.R3, asm.R0), asm.Mov.Imm(asm.R2, int32(size)))
-	}
+	g.scalar(args[1])
+	slot := g.pushSlot()
+	defer g.popSlot()
+	ok := g.newLabel()
+	g.emit(asm.JLE.Imm(asm.R0, int32(size), ok), asm.Mov.Imm(asm.R0, int32(size)))
+	g.place(ok)
+	g.emit(asm.StoreMem(asm.RFP, slot, asm.R0, asm.DWord))
+	g.scalar(args[0])
+	g.emit(asm.Mov.Reg(asm.R3, asm.R0), asm.LoadMem(asm.R2, asm.RFP, slot, asm.DWord))
 	g.scratchPtr(asm.R1, dst)
 	// The generic helper reads user and kernel addresses alike on
 	// x86_64, as str() must for both.

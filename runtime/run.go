@@ -132,7 +132,8 @@ func Run(out *codegen.Output, opts *Options) (code int, err error) {
 		return 1, err
 	}
 	r := &run{out: out, opts: opts, progs: map[string]*ebpf.Program{},
-		dec:     &decoder{ksyms: &symbol.Kernel{}, usyms: &symbol.User{}, boot: boot, maxStrlen: out.MaxStrlen},
+		dec: &decoder{ksyms: &symbol.Kernel{}, usyms: &symbol.User{}, boot: boot, maxStrlen: out.MaxStrlen,
+			trailer: out.StrTruncTrailer, defaultStack: out.StackMode},
 		formats: map[int]*output.Format{}}
 	defer r.close()
 	if err := r.load(); err != nil {
@@ -295,7 +296,7 @@ func (r *run) loadProgram(p *codegen.Program) (*ebpf.Program, int, error) {
 			return nil, 0, fmt.Errorf("associate map %s: %w", name, err)
 		}
 	}
-	popts := ebpf.ProgramOptions{}
+	popts := ebpf.ProgramOptions{LogSizeStart: uint32(r.out.LogSize)} // log_size
 	if r.opts.Verbose {
 		popts.LogLevel = ebpf.LogLevelStats
 	}
@@ -767,6 +768,9 @@ func (r *run) finish() error {
 		}
 		maps = append(maps, m)
 	}
+	if !r.out.PrintMapsOnExit {
+		maps = nil
+	}
 	if err := output.PrintExit(r.opts.Printer, maps); err != nil {
 		return err
 	}
@@ -881,7 +885,7 @@ func (r *run) handle(rec []byte) error {
 		case codegen.EvPrintf:
 			return p.Printf(s)
 		case codegen.EvCat:
-			b, err := os.ReadFile(s)
+			b, err := readCat(s, r.out.MaxCatBytes)
 			if err != nil {
 				fmt.Fprintf(r.opts.Stderr, "ERROR: failed to open file '%s': %v\n", s, err)
 				return nil

@@ -74,7 +74,7 @@ func Check(prog *ast.Program, opts *Options) (*Info, diag.List) {
 	}
 	o.Config = cfg
 	c := &checker{opts: &o, info: &Info{Config: cfg, Maps: map[string]*MapInfo{}},
-		badMaps: map[string]bool{}}
+		badMaps: map[string]bool{}, errs: errs} // the config's warnings
 	if c.opts.Expand == nil {
 		c.opts.Expand = probe.Parse
 	}
@@ -209,7 +209,13 @@ func (c *checker) expand(prog *ast.Program) {
 		n := 0
 		judged := false // an error or a valid empty attach point says it all
 		for _, ap := range p.Attach {
-			probes, err := c.opts.Expand(ap.Text)
+			text, err := c.attachText(ap.Text)
+			if err != nil {
+				c.errorf(ap, "%v", err)
+				judged = true
+				continue
+			}
+			probes, err := c.opts.Expand(text)
 			var empty *probe.EmptyError
 			var missing *probe.MissingError
 			switch {
@@ -247,6 +253,7 @@ func (c *checker) expand(prog *ast.Program) {
 		}
 	}
 	c.unfuseFew()
+	c.checkProgCount()
 	if total > c.opts.Config.MaxProbes {
 		c.errorf(prog, "Can not attach more than %d probes (%d requested); raise max_probes to allow more", c.opts.Config.MaxProbes, total)
 	}
@@ -906,10 +913,7 @@ func (c *checker) constInt(e ast.Expr) (int64, bool) {
 		if e.Count {
 			return int64(len(c.opts.Config.Params)), true
 		}
-		if s, ok := c.param(e.N); ok {
-			v, err := strconv.ParseInt(s, 0, 64)
-			return v, err == nil
-		}
+		return c.opts.Config.ParamInt(e.N)
 	case *ast.BlockExpr:
 		// A macro whose body is a constant, such as `macro top() { 5 }`.
 		if len(e.Stmts) == 0 && e.Value != nil {
@@ -947,15 +951,7 @@ func (c *checker) exprType(e ast.Expr) *Type {
 		if e.Count {
 			return Int64
 		}
-		s, ok := c.param(e.N)
-		if !ok {
-			// bpftrace treats a missing positional parameter as 0 or "".
-			return Int64
-		}
-		if _, err := strconv.ParseInt(s, 0, 64); err == nil {
-			return Int64
-		}
-		return StringType(len(s) + 1)
+		return c.positional(e)
 	case *ast.Ident:
 		return c.ident(e)
 	case *ast.Var:
@@ -1108,6 +1104,9 @@ func (c *checker) wantInt(e ast.Expr, t *Type) {
 }
 
 func (c *checker) ident(e *ast.Ident) *Type {
+	if isConfig(e.Name) {
+		return c.configRecord(e)
+	}
 	b := lookupBuiltin(e.Name)
 	if b == builtin.None {
 		if t, ok := c.stdlibIdent(e); ok {
@@ -1329,6 +1328,7 @@ func (c *checker) aggregation(call *ast.Call, f Func) *Type {
 	}
 	c.prog.Funcs[call] = f
 	if f == FTseries {
+		c.unstable(call, "unstable_tseries", "tseries")
 		return c.tseries(call)
 	}
 	t := &Type{Kind: Agg, Agg: f.Agg()}

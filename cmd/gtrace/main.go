@@ -28,6 +28,7 @@ var version = "0.1.0-dev"
 const usage = `USAGE:
     gtrace [options] FILENAME [ARGS...]
     gtrace [options] -e 'program' [ARGS...]
+    gtrace [options] -e 'program' [ARGS...] -- [ARGS...] [--NAME[=VALUE]...]
     gtrace -l [SEARCH]
     gtrace top [--once] [-f json] [--sort KEY] [--interval DURATION] [FILTER]
     gtrace prof [-d DURATION] [-f json] PROG_ID|NAME
@@ -64,7 +65,8 @@ OPTIONS:
     --version      print the version
 
 ENVIRONMENT:
-    BPFTRACE_MAX_STRLEN, BPFTRACE_MAX_MAP_KEYS, BPFTRACE_MAX_PROBES
+    BPFTRACE_<SETTING> sets a config setting, over the script's config block:
+    BPFTRACE_MAX_STRLEN, BPFTRACE_MAX_MAP_KEYS, BPFTRACE_STACK_MODE, ...
 `
 
 func main() {
@@ -75,6 +77,7 @@ func main() {
 type options struct {
 	program, filename string
 	params            []string
+	named             []string // program options after --, without their dashes
 	list              bool
 	listVerbose       bool
 	listPattern       string
@@ -237,7 +240,7 @@ func parseArgs(args []string) (*options, error) {
 		case a == "--no-warnings":
 			o.noWarnings = true
 		case a == "--":
-			o.params = append(o.params, args[i+1:]...)
+			o.params, o.named = splitProgramArgs(o.params, args[i+1:])
 			i = len(args)
 		case strings.HasPrefix(a, "-") && a != "-":
 			err = fmt.Errorf("unknown option %s", a)
@@ -385,7 +388,7 @@ func trace(o *options, stdout, stderr io.Writer) error {
 	copts := &compiler.Options{
 		Name:        name,
 		IncludeDirs: o.includeDirs,
-		Check: sema.Options{Config: sema.Config{Unsafe: o.unsafe, Params: o.params},
+		Check: sema.Options{Config: sema.Config{Unsafe: o.unsafe, Params: o.params, Named: o.named},
 			Env: os.LookupEnv, NoFusion: o.noFusion},
 		Codegen: codegen.Options{Pid: uint32(o.pid)},
 	}
@@ -413,6 +416,9 @@ func trace(o *options, stdout, stderr io.Writer) error {
 	}
 	if prog.Warnings != nil && !o.noWarnings {
 		prog.Warnings.Render(stderr)
+	}
+	if !programOptionsOK(prog.Info.Options, o.named, stderr) {
+		return exitCode(1)
 	}
 
 	w := stdout
