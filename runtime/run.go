@@ -99,7 +99,8 @@ type run struct {
 	probeMissed map[string]uint64
 	stats       []output.ProbeStat
 
-	// stopping is raised by the first signal: no more probes attach.
+	// stopping is raised by the first signal: no more probes attach, and
+	// events still queued are dropped. It is lowered again for END.
 	stopping atomic.Bool
 	// ended is raised when the -c child or the -p process has ended.
 	ended atomic.Bool
@@ -233,7 +234,12 @@ func Run(out *codegen.Output, opts *Options) (code int, err error) {
 	if opts.Stats {
 		r.stats = r.probeStats()
 	}
+	if r.stopping.Load() {
+		r.discardQueued()
+	}
+	// As in bpftrace, END's events are all that is left, and all run.
 	r.exit = false
+	r.stopping.Store(false)
 	if err := r.runSpecial(probe.End); err != nil {
 		return 1, err
 	}
@@ -492,8 +498,27 @@ func (r *run) attach() error {
 	// user-space probes in the keeper.
 	errs := make([]error, len(attach))
 	r.progLinks = map[string][]link.Link{}
+	for _, wave := range attachWaves(attach) {
+		r.attachWave(attach, wave, errs)
+	}
+	for _, err := range errs {
+		switch {
+		case err == nil || r.opts.MissingProbes == "ignore":
+		case r.opts.MissingProbes == "warn":
+			r.warnUnattached(lockdownNote(err))
+		default:
+			return lockdownNote(err)
+		}
+	}
+	return nil
+}
+
+// attachWave attaches the programs attach[i] for i in wave, in parallel,
+// and sets their errors in errs.
+func (r *run) attachWave(attach []*codegen.Program, wave []int, errs []error) {
 	var own, user []int
-	for i, p := range attach {
+	for _, i := range wave {
+		p := attach[i]
 		if r.keeper != nil && p.Prog.Probe.UserSpace() {
 			user = append(user, i)
 		} else {
@@ -524,7 +549,7 @@ func (r *run) attach() error {
 			return
 		}
 		i := own[j]
-		links, err := probe.Attach(&attach[i].Prog.Probe, r.progs[attach[i].Name], r.opts.Pid)
+		links, err := probe.Attach(&attach[i].Prog.Probe, r.progs[attach[i].Name], r.attachPid(&attach[i].Prog.Probe))
 		errs[i] = err
 		if r.keeper != nil && err == nil {
 			errs[i] = r.keeper.keep(links)
@@ -535,16 +560,6 @@ func (r *run) attach() error {
 		r.linksMu.Unlock()
 	})
 	<-userDone
-	for _, err := range errs {
-		switch {
-		case err == nil || r.opts.MissingProbes == "ignore":
-		case r.opts.MissingProbes == "warn":
-			fmt.Fprintf(r.opts.Stderr, "WARNING: %v: skipping it (missing_probes = warn)\n", lockdownNote(err))
-		default:
-			return lockdownNote(err)
-		}
-	}
-	return nil
 }
 
 // attachesProbes reports whether the script has probes to attach, not
@@ -697,7 +712,7 @@ const (
 // drain handles every event already in the ring buffer.
 func (r *run) drain() error {
 	var rec ringbuf.Record
-	for !r.exit && r.rd.AvailableBytes() > 0 {
+	for !r.exit && !r.stopping.Load() && r.rd.AvailableBytes() > 0 {
 		r.rd.SetDeadline(time.Now())
 		if err := r.rd.ReadInto(&rec); err != nil {
 			if errors.Is(err, os.ErrDeadlineExceeded) {

@@ -58,6 +58,9 @@ type Options struct {
 	// NoFusion runs every syscall tracepoint as itself, never fused into
 	// raw_syscalls.
 	NoFusion bool
+	// Pid is the process of -p, 0 for none: user-space attach points
+	// are resolved in it.
+	Pid int
 }
 
 // Check type-checks prog and expands its probes. Errors and warnings
@@ -76,7 +79,8 @@ func Check(prog *ast.Program, opts *Options) (*Info, diag.List) {
 	c := &checker{opts: &o, info: &Info{Config: cfg, Maps: map[string]*MapInfo{}},
 		badMaps: map[string]bool{}, errs: errs} // the config's warnings
 	if c.opts.Expand == nil {
-		c.opts.Expand = probe.Parse
+		env := &probe.Env{Pid: o.Pid, Unsafe: cfg.Unsafe}
+		c.opts.Expand = env.Parse
 	}
 	if c.opts.Format == nil {
 		c.opts.Format = tracepointFormat
@@ -273,7 +277,7 @@ func (c *checker) missing(ap *ast.AttachPoint, err *probe.MissingError) bool {
 	case "ignore":
 		return false
 	}
-	c.errorf(ap, "%v. If this is expected, set the 'missing_probes' config variable to 'warn'.", err)
+	c.errorf(ap, "%s", err.Message())
 	return true
 }
 

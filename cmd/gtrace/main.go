@@ -389,7 +389,7 @@ func trace(o *options, stdout, stderr io.Writer) error {
 		Name:        name,
 		IncludeDirs: o.includeDirs,
 		Check: sema.Options{Config: sema.Config{Unsafe: o.unsafe, Params: o.params, Named: o.named},
-			Env: os.LookupEnv, NoFusion: o.noFusion},
+			Env: os.LookupEnv, NoFusion: o.noFusion, Pid: o.pid},
 		Codegen: codegen.Options{Pid: uint32(o.pid)},
 	}
 	// As in bpftrace v0.26, -d prints and the program still runs.
