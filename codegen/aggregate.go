@@ -4,7 +4,6 @@ import (
 	"github.com/cilium/ebpf/asm"
 
 	"gtrace/lang/ast"
-	"gtrace/lang/token"
 	"gtrace/sema"
 )
 
@@ -224,9 +223,21 @@ func (g *gen) aggValue(m *ast.Map) {
 		none := g.newLabel()
 		g.emit(asm.JEq.Imm(asm.R0, 0, none),
 			asm.Mov.Reg(asm.R1, asm.R0), asm.LoadMem(asm.R0, regScratch, int16(acc+8), asm.DWord))
-		g.applyOp(token.DIV, true, nil)
+		g.signedDiv() // as user space prints it
 		g.place(none)
 	}
+}
+
+// signedDiv computes R0 = R0 / R1 for a signed total over a count,
+// which is not zero: BPF divides only unsigned, so a negative total is
+// divided as its magnitude and negated back, as bpftrace does.
+func (g *gen) signedDiv() {
+	pos, done := g.newLabel(), g.newLabel()
+	g.emit(asm.JSGE.Imm(asm.R0, 0, pos),
+		asm.Neg.Imm(asm.R0, 0), asm.Div.Reg(asm.R0, asm.R1), asm.Neg.Imm(asm.R0, 0), asm.Ja.Label(done))
+	g.place(pos)
+	g.emit(asm.Div.Reg(asm.R0, asm.R1))
+	g.place(done)
 }
 
 // addInto adds the word at off in the value R0 points at to the word at

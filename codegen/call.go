@@ -269,6 +269,10 @@ func (g *gen) compositeCall(call *ast.Call, dst int) {
 			g.into(args[0], t, dst)
 			return
 		}
+		if len(args) == 2 {
+			g.strRead(args, t.Size, dst)
+			return
+		}
 		g.str(args, t, dst)
 	case sema.FUstack:
 		g.userStack(dst)
@@ -287,6 +291,26 @@ func (g *gen) compositeCall(call *ast.Call, dst int) {
 	default:
 		g.fail(call, "%s() has no value", call.Name)
 	}
+}
+
+// strRead reads str(p, n)'s string of up to size bytes, NUL included,
+// into dst. A length known only at run time is bounded by size for the
+// verifier.
+func (g *gen) strRead(args []ast.Expr, size, dst int) {
+	g.zeroMem(regScratch, dst, size)
+	g.scalar(args[1])
+	slot := g.pushSlot()
+	defer g.popSlot()
+	ok := g.newLabel()
+	g.emit(asm.JLE.Imm(asm.R0, int32(size), ok), asm.Mov.Imm(asm.R0, int32(size)))
+	g.place(ok)
+	g.emit(asm.StoreMem(asm.RFP, slot, asm.R0, asm.DWord))
+	g.scalar(args[0])
+	g.emit(asm.Mov.Reg(asm.R3, asm.R0), asm.LoadMem(asm.R2, asm.RFP, slot, asm.DWord))
+	g.scratchPtr(asm.R1, dst)
+	// The generic helper reads user and kernel addresses alike on
+	// x86_64, as str() must for both.
+	g.emit(asm.FnProbeReadStr.Call())
 }
 
 // buf fills a buffer at dst: its length, then the bytes.

@@ -108,20 +108,14 @@ func (g *gen) scalar(e ast.Expr) {
 			g.extend(t)
 			return
 		}
-		g.emit(asm.LoadMem(asm.R0, regScratch, int16(off+xt.Offsets()[xt.FieldIndex(e.Name)]), asm.DWord))
+		g.emit(asm.LoadMem(asm.R0, regScratch, int16(off+xt.Offsets()[xt.FieldIndex(e.Name)]), storeSize(t)))
+		g.extend(t)
 	case *ast.Index:
 		if g.inKernel(e) {
 			g.readScalar(e, t)
 			return
 		}
-		at := int(g.constInt(e.I)) * t.Size
-		if f := g.prog.Args[asField(e.X)]; f != nil {
-			g.emit(asm.LoadMem(asm.R0, regCtx, int16(f.Offset+at), sizeOf(t.Size)))
-		} else {
-			off := g.composite(e.X, -1)
-			g.emit(asm.LoadMem(asm.R0, regScratch, int16(off+at), sizeOf(t.Size)))
-		}
-		g.extend(t)
+		g.indexScalar(e, t)
 	case *ast.Cast:
 		if xt := g.typ(e.X); xt.Kind == sema.Array {
 			// The array's bytes read as one integer of their size.
@@ -129,6 +123,11 @@ func (g *gen) scalar(e ast.Expr) {
 			g.emit(asm.LoadMem(asm.R0, regScratch, int16(src), sizeOf(t.Size)))
 		} else {
 			g.scalar(e.X)
+		}
+		if xt := g.typ(e.X); t.Kind == sema.Pointer && xt.Kind == sema.Int {
+			// An address is an integer's bits, zero-extended as in
+			// bpftrace: (uint8 *)-1 is 0xff.
+			g.truncate(sema.IntType(xt.Size, false))
 		}
 		g.truncate(t)
 	case *ast.Sizeof, *ast.Offsetof:
@@ -342,7 +341,7 @@ func (g *gen) bytesCompare(e *ast.Binary) {
 	n := min(g.typ(e.X).Size, g.typ(e.Y).Size)
 	differ, end := g.newLabel(), g.newLabel()
 	for i := 0; i < n; {
-		size, step := chunk(n - i)
+		size, step := chunk(n-i, a+i, b+i)
 		g.emit(
 			asm.LoadMem(asm.R1, regScratch, int16(a+i), size),
 			asm.LoadMem(asm.R2, regScratch, int16(b+i), size),
@@ -424,6 +423,9 @@ func (g *gen) builtin(e *ast.Ident) {
 		g.loadImm(asm.R0, int64(g.opts.NumCPU))
 	case builtin.Kstack:
 		g.stackID(0)
+	case builtin.Func:
+		// A kprobe's func: the address of the function it entered.
+		g.emit(asm.Mov.Reg(asm.R1, regCtx), asm.FnGetFuncIp.Call())
 	case builtin.Curtask:
 		g.emit(asm.FnGetCurrentTask.Call())
 	case builtin.Cgroup:
@@ -520,6 +522,10 @@ func (g *gen) composite(e ast.Expr, dst int) int {
 		g.mapRead(e, dst)
 	case *ast.Tuple:
 		offs := t.Offsets()
+		if hasPadding(t) {
+			// Padding is zero, so that equal tuples hash alike as keys.
+			g.zeroMem(regScratch, dst, t.Size)
+		}
 		for i, x := range e.Elems {
 			et := t.Elems[i]
 			g.into(x, et, dst+offs[i])
@@ -545,6 +551,8 @@ func (g *gen) composite(e ast.Expr, dst int) int {
 		g.copyMem(regScratch, dst, regScratch, src+xt.Offsets()[xt.FieldIndex(e.Name)], t.Size)
 	case *ast.Ternary:
 		g.ternary(e, func(arm ast.Expr) { g.into(arm, t, dst) })
+	case *ast.Index:
+		g.indexComposite(e, t, dst)
 	case *ast.Call:
 		g.compositeCall(e, dst)
 	case *ast.Cast:
@@ -569,7 +577,7 @@ func (g *gen) into(e ast.Expr, t *sema.Type, dst int) {
 	et := g.typ(e)
 	if et.IsScalar() {
 		g.scalar(e)
-		g.emit(asm.StoreMem(regScratch, int16(dst), asm.R0, asm.DWord))
+		g.emit(asm.StoreMem(regScratch, int16(dst), asm.R0, storeSize(t)))
 		return
 	}
 	if sameLayout(et, t) {
@@ -596,10 +604,46 @@ func (g *gen) convert(dst int, to *sema.Type, src int, from *sema.Type) {
 		}
 		return
 	}
+	if from.Kind == sema.Int && to.Kind == sema.Int && from.Size != to.Size {
+		// A tuple's integer widened to its place in a wider tuple.
+		g.emit(asm.LoadMem(asm.R0, regScratch, int16(src), sizeOf(from.Size)))
+		g.extend(from)
+		g.emit(asm.StoreMem(regScratch, int16(dst), asm.R0, sizeOf(to.Size)))
+		return
+	}
 	if from.Size != to.Size {
 		g.zeroMem(regScratch, dst, to.Size)
 	}
 	g.copyMem(regScratch, dst, regScratch, src, min(from.Size, to.Size))
+}
+
+// fits reports whether every integer of type from is one of type to as
+// it is, so that storing it needs no truncation: the common `$x = 1`,
+// whose literal and variable are int8, stays one instruction.
+func fits(from, to *sema.Type) bool {
+	if from.Kind != sema.Int || to.Kind != sema.Int || from.Size > to.Size {
+		return false
+	}
+	return from.Signed == to.Signed || from.Flex || !from.Signed && from.Size < to.Size
+}
+
+// hasPadding reports whether a tuple has bytes between or after its
+// elements.
+func hasPadding(t *sema.Type) bool {
+	n := 0
+	for _, e := range t.Elems {
+		n += e.Size
+	}
+	return n != t.Size
+}
+
+// storeSize is the width an integer-like value of type t takes in
+// memory: an integer's or bool's own size inside a tuple, else 8 bytes.
+func storeSize(t *sema.Type) asm.Size {
+	if t.Kind == sema.Int || t.Kind == sema.Bool {
+		return sizeOf(t.Size)
+	}
+	return asm.DWord
 }
 
 // sameLayout reports whether values of types a and b have the same bytes:
@@ -660,7 +704,9 @@ func (g *gen) storeVar(v *sema.Variable, e ast.Expr) {
 	off := g.varOffset(v)
 	if v.Type.IsScalar() {
 		g.scalar(e)
-		g.truncate(v.Type)
+		if !fits(g.typ(e), v.Type) {
+			g.truncate(v.Type)
+		}
 		g.emit(asm.StoreMem(g.frame, int16(off), asm.R0, asm.DWord))
 		return
 	}

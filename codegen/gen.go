@@ -430,7 +430,7 @@ func (g *gen) scratchPtr(reg asm.Register, off int) {
 // memory the verifier knows the size of.
 func (g *gen) copyMem(dst asm.Register, doff int, src asm.Register, soff int, n int) {
 	for n > 0 {
-		size, w := chunk(n)
+		size, w := chunk(n, doff, soff)
 		g.emit(asm.LoadMem(asm.R1, src, int16(soff), size), asm.StoreMem(dst, int16(doff), asm.R1, size))
 		doff, soff, n = doff+w, soff+w, n-w
 	}
@@ -440,39 +440,47 @@ func (g *gen) copyMem(dst asm.Register, doff int, src asm.Register, soff int, n 
 func (g *gen) zeroMem(dst asm.Register, off, n int) {
 	g.emit(asm.Mov.Imm(asm.R1, 0))
 	for n > 0 {
-		size, w := chunk(n)
+		size, w := chunk(n, off)
 		g.emit(asm.StoreMem(dst, int16(off), asm.R1, size))
 		off, n = off+w, n-w
 	}
 }
 
-// chunk is the widest access that fits in n bytes.
-func chunk(n int) (asm.Size, int) {
-	switch {
-	case n >= 8:
-		return asm.DWord, 8
-	case n >= 4:
-		return asm.Word, 4
-	case n >= 2:
-		return asm.Half, 2
+// chunk is the widest access that fits in n bytes and is aligned at
+// every offset of offs: the verifier refuses misaligned stack accesses,
+// and a tuple's string may start anywhere.
+func chunk(n int, offs ...int) (asm.Size, int) {
+	sizes := []asm.Size{asm.DWord, asm.Word, asm.Half}
+	for i, w := range []int{8, 4, 2} {
+		if n >= w && aligned(w, offs) {
+			return sizes[i], w
+		}
 	}
 	return asm.Byte, 1
 }
 
+func aligned(w int, offs []int) bool {
+	for _, off := range offs {
+		if off%w != 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // storeBytes writes the constant bytes b, zero padded to n, at scratch off.
 func (g *gen) storeBytes(off int, b []byte, n int) {
-	for i := 0; i < n; i += 4 {
-		var w uint32
-		for j := 0; j < 4 && i+j < len(b); j++ {
-			w |= uint32(b[i+j]) << (8 * j)
-		}
-		switch {
-		case n-i >= 4:
-			g.emit(asm.StoreImm(regScratch, int16(off+i), int64(w), asm.Word))
-		default:
-			for j := i; j < n; j++ {
-				g.emit(asm.StoreImm(regScratch, int16(off+j), int64(byte(w>>(8*(j-i)))), asm.Byte))
+	for i := 0; i < n; {
+		// A store of an immediate takes at most 4 bytes.
+		size, w := chunk(min(n-i, 4), off+i)
+		var v uint32
+		for j := w - 1; j >= 0; j-- {
+			v <<= 8
+			if i+j < len(b) {
+				v |= uint32(b[i+j])
 			}
 		}
+		g.emit(asm.StoreImm(regScratch, int16(off+i), int64(int32(v)), size))
+		i += w
 	}
 }

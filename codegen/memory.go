@@ -59,6 +59,9 @@ func (g *gen) address(e ast.Expr) {
 		slot := g.pushSlot()
 		g.emit(asm.StoreMem(asm.RFP, slot, asm.R0, asm.DWord))
 		g.scalar(e.I)
+		if xt.Kind == sema.Array {
+			g.checkIndex(e, false)
+		}
 		g.emit(asm.Mul.Imm(asm.R0, int32(elem)), asm.LoadMem(asm.R1, asm.RFP, slot, asm.DWord), asm.Add.Reg(asm.R0, asm.R1))
 		g.popSlot()
 	case *ast.Unary:

@@ -26,7 +26,7 @@ func TestMapSpecs(t *testing.T) {
 		{`BEGIN { @h[pid] = hist(1); }`, "@h", ebpf.PerCPUHash, 16, 8},
 		{`BEGIN { @l[pid] = lhist(1, 0, 10, 1); }`, "@l", ebpf.PerCPUHash, 16, 8},
 		{`BEGIN { @v["abc"] = 1; }`, "@v", ebpf.Hash, 8, 8},
-		{`BEGIN { @t[1] = (1, "abcdefghi"); }`, "@t", ebpf.Hash, 8, 24},
+		{`BEGIN { @t[1] = (1, "abcdefghi"); }`, "@t", ebpf.Hash, 8, 16},
 		{`tracepoint:syscalls:sys_enter_read { @b[tid] = str(args.buf); }`, "@b", ebpf.Hash, 8, 1024},
 	}
 	for _, tt := range tests {

@@ -26,7 +26,7 @@ func TestMacroInHeader(t *testing.T) {
 	}
 	var b bytes.Buffer
 	located.Render(&b)
-	want := filepath.Join(dir, "macros.h") + ":1:17-23: ERROR: Type mismatch for '+': comparing 'string[2]' with 'int64'\n" +
+	want := filepath.Join(dir, "macros.h") + ":1:17-23: ERROR: Type mismatch for '+': comparing 'string[2]' with 'int8'\n" +
 		"macro inc($x) { $x + 1 }\n" +
 		"                ~~~~~~\n" +
 		filepath.Join(dir, "t.bt") + ":3:25-32: ERROR: expanded from\n" +

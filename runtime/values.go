@@ -113,6 +113,8 @@ func (d *decoder) value(t *sema.Type, b []byte) output.Value {
 		return output.Str(cgroupPath(le(b, 8), t.Format))
 	case sema.Pointer:
 		return output.Pointer(le(b, 8))
+	case sema.Void:
+		return output.Value{} // a float's none, printed as null
 	case sema.Record:
 		var fields []output.Field
 		for _, f := range sema.Fields(t) {

@@ -33,10 +33,10 @@ func TestBlockExprTypes(t *testing.T) {
 	tests := []struct{ src, m, key, value string }{
 		{`BEGIN { @x = { let $a = "abc"; $a }; }`, "@x", "", "string[4]"},
 		{`BEGIN { @x[{ 1 }, { "a" }] = { $b = 2; $b * 2 }; }`, "@x", "(int64,string[2])", "int64"},
-		{`BEGIN { @x = (1, { 2 }); }`, "@x", "", "(int64,int64)"},
+		{`BEGIN { @x = (1, { 2 }); }`, "@x", "", "(int8,int8)"},
 		{`BEGIN { @x = 1 ? { 1 } : { 2 }; }`, "@x", "", "int64"},
 		{`BEGIN { @x = { { true } }; }`, "@x", "", "bool"},
-		{`BEGIN { let $x = { let $x = 1; $x }; @x = $x; }`, "@x", "", "int64"},
+		{`BEGIN { let $x = { let $x = 1; $x }; @x = $x; }`, "@x", "", "int8"},
 		{`macro inc($v) { $v += 1; $v } BEGIN { $a = 1; @x = inc($a); }`, "@x", "", "int64"},
 		{`macro s(@m) { @m[1] = "a"; } BEGIN { s(@x); }`, "@x", "int64", "string[2]"},
 	}
@@ -67,7 +67,7 @@ func TestBlockExprErrors(t *testing.T) {
 		{`BEGIN { if ({ }) { } }`, "Invalid condition: expected an integer, a bool or a pointer, got 'none'"},
 		{`BEGIN { $t = (1, { }); }`, "Value of type 'none' can not be part of a tuple"},
 		{`BEGIN { @m[{ }] = 1; }`, "Value of type 'none' can not be used as a map key"},
-		{`BEGIN { $x = 1 + { }; }`, "Type mismatch for '+': comparing 'int64' with 'none'"},
+		{`BEGIN { $x = 1 + { }; }`, "Type mismatch for '+': comparing 'int8' with 'none'"},
 		// let declares a variable for the block only.
 		{`BEGIN { $x = { let $a = 1; $a }; print($a); }`, "Undefined or undeclared variable: $a"},
 		{`BEGIN { $x = { exit(); 1 }; }`, "WARNING: Unreachable statement."},
@@ -83,7 +83,7 @@ func TestBlockExprErrors(t *testing.T) {
 // was expanded from, innermost first, as bpftrace does.
 func TestExpandedFrom(t *testing.T) {
 	src := `macro add2($x) { $x + 1 } macro add1($x) { add2($x) } BEGIN { $a = "s"; add1($a); add1($a); }`
-	want := `stdin:1:18-24: ERROR: Type mismatch for '+': comparing 'string[2]' with 'int64'
+	want := `stdin:1:18-24: ERROR: Type mismatch for '+': comparing 'string[2]' with 'int8'
 macro add2($x) { $x + 1 } macro add1($x) { add2($x) } BEGIN { $a = "s"; add1($a); add1($a); }
                  ~~~~~~
 stdin:1:44-52: ERROR: expanded from
@@ -92,7 +92,7 @@ macro add2($x) { $x + 1 } macro add1($x) { add2($x) } BEGIN { $a = "s"; add1($a)
 stdin:1:73-81: ERROR: expanded from
 macro add2($x) { $x + 1 } macro add1($x) { add2($x) } BEGIN { $a = "s"; add1($a); add1($a); }
                                                                         ~~~~~~~~
-stdin:1:18-24: ERROR: Type mismatch for '+': comparing 'string[2]' with 'int64'
+stdin:1:18-24: ERROR: Type mismatch for '+': comparing 'string[2]' with 'int8'
 macro add2($x) { $x + 1 } macro add1($x) { add2($x) } BEGIN { $a = "s"; add1($a); add1($a); }
                  ~~~~~~
 stdin:1:44-52: ERROR: expanded from

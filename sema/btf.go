@@ -26,6 +26,9 @@ func fromBTF(t btf.Type) *Type {
 	case *btf.Enum:
 		// A kernel enum's values print by name.
 		return &Type{Kind: Int, Size: int(t.Size), Signed: t.Signed, Enum: t}
+	case *btf.Float:
+		// bpftrace has no floating-point values: a float is none.
+		return &Type{Kind: Void, Size: int(t.Size)}
 	case *btf.Pointer:
 		return &Type{Kind: Pointer, Size: 8, BTF: t.Target}
 	case *btf.Struct, *btf.Union:
@@ -48,6 +51,16 @@ func fromBTF(t btf.Type) *Type {
 		return ArrayType(elem, int(t.Nelems))
 	}
 	return nil
+}
+
+// flexibleArray types a flexible array member, such as int y[0] or
+// int y[]: an array of no elements, indexed unchecked in memory as in C.
+func flexibleArray(a *btf.Array) *Type {
+	elem := fromBTF(a.Type)
+	if elem == nil || !elem.IsScalar() {
+		return nil
+	}
+	return ArrayType(elem, 0)
 }
 
 // isChar reports whether t is plain char, the element type of strings.
@@ -113,10 +126,15 @@ func recordField(t btf.Type, name string) (*Type, Member, bool) {
 		return nil, Member{}, false
 	}
 	ft := fromBTF(m.Type)
+	if a, ok := btf.UnderlyingType(m.Type).(*btf.Array); ok && a.Nelems == 0 {
+		ft = flexibleArray(a)
+	}
 	if ft == nil {
 		return nil, Member{}, false
 	}
 	if m.BitfieldSize > 0 {
+		// A bit field reads unsigned, its bits masked, as in bpftrace.
+		ft = &Type{Kind: ft.Kind, Size: ft.Size, Enum: ft.Enum}
 		return ft, Member{Offset: int(bits / 8), BitOffset: int(bits % 8), BitSize: int(m.BitfieldSize)}, true
 	}
 	return ft, Member{Offset: int(bits / 8)}, true

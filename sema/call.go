@@ -96,8 +96,10 @@ func (c *checker) call(call *ast.Call) *Type {
 		size := c.opts.Config.MaxStrlen
 		if len(args) == 2 {
 			c.wantInt(args[1], c.expr(args[1]))
-			if n, ok := c.constInt(args[1]); ok && n >= 0 && int(n)+1 < size {
-				size = int(n) + 1
+			// The length counts the NUL, as in bpftrace: str(p, 5)
+			// copies at most 4 bytes.
+			if n, ok := c.constInt(args[1]); ok && n > 0 && int(n) < size {
+				size = int(n)
 			}
 		}
 		if t.Kind == String {
@@ -195,7 +197,8 @@ func (c *checker) call(call *ast.Call) *Type {
 				return nil
 			}
 			// delete(@m, k) is delete(@m[k]).
-			c.useMap(m, c.keyType(c.expr(args[1]), args[1]), args[1])
+			t := c.expr(args[1])
+			c.useMap(m, c.keyType(t, args[1]), t, args[1])
 		} else {
 			c.mapKey(m)
 		}
@@ -251,7 +254,7 @@ func (c *checker) call(call *ast.Call) *Type {
 	case FNtop:
 		return c.ntop(call)
 	case FJoin:
-		if t := c.expr(args[0]); t.Kind != Int && t.Kind != Invalid {
+		if t := c.expr(args[0]); t.Kind != Int && t.Kind != Pointer && t.Kind != Invalid {
 			c.errorf(args[0], "join() expects a pointer to an array of strings, got '%s'", t)
 		}
 		if len(args) == 2 {

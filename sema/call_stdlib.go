@@ -250,11 +250,14 @@ func (c *checker) strcap(call *ast.Call) *Type {
 		return nil
 	}
 	t := c.expr(call.Args[0])
+	// strcap() is an int64, not its literal's smallest type.
 	switch {
 	case t.Kind == String:
-		return c.standsFor(call, &ast.IntLit{At: call.At, Value: uint64(t.Size)})
+		c.standsFor(call, &ast.IntLit{At: call.At, Value: uint64(t.Size)})
+		return Int64
 	case t.Kind == Array && t.Elems[0].Size == 1:
-		return c.standsFor(call, &ast.IntLit{At: call.At, Value: uint64(t.Len)})
+		c.standsFor(call, &ast.IntLit{At: call.At, Value: uint64(t.Len)})
+		return Int64
 	case t.Kind != Invalid:
 		c.errorf(call.Args[0], "strcap() expects a string or an array of chars, got '%s'", t)
 	}

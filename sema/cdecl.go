@@ -23,6 +23,11 @@ type cTypes struct {
 	enums map[string]int64
 	// enumOf holds the enum of each enumerator, for printing by name.
 	enumOf map[string]*btf.Enum
+	// redefines names a kernel struct or union the script defines again.
+	// As in bpftrace, the script's definitions then take no struct or
+	// union from the kernel: one they hold that the script does not
+	// define is incomplete.
+	redefines string
 }
 
 // lookupType finds a struct, union or enum by C name: the script's own,
@@ -53,11 +58,18 @@ func (c *checker) declareCTypes(prog *ast.Program) {
 			continue
 		}
 		p := &cParser{c: c, toks: cTokens(d.Text)}
+		if c.ctypes.redefines == "" {
+			c.ctypes.redefines = c.redefinedKernelType(p.toks)
+		}
 		if err := p.definition(); err != nil {
 			c.errorf(d, "%v", err)
 		}
 	}
 }
+
+// cFloats are the floating-point types a definition may hold: their
+// values have bpftrace's none type, printed as null.
+var cFloats = map[string]uint32{"float": 4, "double": 8}
 
 // cTokens splits C text into identifiers, numbers and punctuation,
 // dropping comments.
@@ -311,6 +323,10 @@ func (p *cParser) memberLine(l *layout) ([]btf.Member, error) {
 		if err != nil {
 			return nil, err
 		}
+		if fwd, ok := t.(*btf.Fwd); ok {
+			return nil, fmt.Errorf("C definition: field %s has incomplete type '%s %s': a script that redefines %s takes no struct or union from the kernel",
+				name, fwd.Kind, fwd.Name, p.c.ctypes.redefines)
+		}
 		var bitSize uint64
 		if p.peek() == ":" {
 			p.next()
@@ -429,7 +445,11 @@ func (p *cParser) baseType() (btf.Type, error) {
 			}
 			return t, p.recordBody(t)
 		}
-		t, err := p.c.lookupType(kw + " " + name)
+		full := kw + " " + name
+		if _, own := p.c.ctypes.types[full]; !own && kw != "enum" && p.c.ctypes.redefines != "" {
+			return &btf.Fwd{Name: name, Kind: fwdKind(kw)}, nil
+		}
+		t, err := p.c.lookupType(full)
 		if err != nil {
 			return nil, fmt.Errorf("C definition: %v", err)
 		}
@@ -448,6 +468,9 @@ func (p *cParser) baseType() (btf.Type, error) {
 	}
 	if name == "void" {
 		return &btf.Void{}, nil
+	}
+	if size, ok := cFloats[name]; ok {
+		return &btf.Float{Name: name, Size: size}, nil
 	}
 	return nil, fmt.Errorf("C definition: unknown type %q: use an integer type or a struct, union or enum", name)
 }
@@ -533,4 +556,24 @@ func alignof(t btf.Type) int {
 		return min(n, 8)
 	}
 	return 1
+}
+
+// redefinedKernelType returns the name of the struct or union that the
+// definition toks defines, if the kernel's BTF has one of that name.
+func (c *checker) redefinedKernelType(toks []string) string {
+	if len(toks) < 3 || toks[0] != "struct" && toks[0] != "union" || toks[2] != "{" {
+		return ""
+	}
+	name := toks[0] + " " + toks[1]
+	if _, err := c.opts.KernelType(name); err != nil {
+		return ""
+	}
+	return name
+}
+
+func fwdKind(kw string) btf.FwdKind {
+	if kw == "union" {
+		return btf.FwdUnion
+	}
+	return btf.FwdStruct
 }

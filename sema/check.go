@@ -573,6 +573,10 @@ func (c *checker) assign(s *ast.AssignStmt) {
 				c.errorf(l, "Undefined or undeclared variable: %s", l.Name)
 				return
 			}
+			if v.Type != nil && v.Type.Kind == Int && isInt(rt) {
+				// $x op= e is $x = $x op e, a 64-bit value.
+				v.Type = widen(v.Type, IntType(8, Signed(v.Type, rt)))
+			}
 			c.prog.Vars[l] = v
 			c.prog.Types[l] = v.Type
 			if v.Type != nil && v.Type.Kind == Pointer {
@@ -684,38 +688,40 @@ func (c *checker) mapAssign(m *ast.Map, t *Type, s *ast.AssignStmt, reported boo
 
 // mapKey checks m's keys against the map's key type and returns the map.
 func (c *checker) mapKey(m *ast.Map) *MapInfo {
-	var kt *Type
+	var kt, shown *Type
 	if len(m.Keys) > 0 {
 		elems := make([]*Type, len(m.Keys))
+		written := make([]*Type, len(m.Keys))
 		for i, k := range m.Keys {
-			elems[i] = c.keyType(c.expr(k), k)
+			written[i] = c.expr(k)
+			elems[i] = c.keyType(written[i], k)
 		}
-		kt = elems[0]
+		kt, shown = elems[0], written[0]
 		if len(elems) > 1 {
-			kt = TupleType(elems)
+			kt, shown = TupleType(elems), TupleType(written)
 		}
 	}
-	return c.useMap(m, kt, m)
+	return c.useMap(m, kt, shown, m)
 }
 
 // useMap checks a key of type kt, nil for none, against m's key type,
 // naming key in a mismatch, and returns the map, recording it at its
 // first use.
-func (c *checker) useMap(m *ast.Map, kt *Type, key ast.Node) *MapInfo {
+func (c *checker) useMap(m *ast.Map, kt, shown *Type, key ast.Node) *MapInfo {
 	mi := c.info.Maps[m.Name]
 	if mi == nil {
-		mi = &MapInfo{Name: m.Name, Key: kt, Span: m.Span()}
+		mi = &MapInfo{Name: m.Name, Key: kt, keyShown: shown, Span: m.Span()}
 		c.info.Maps[m.Name] = mi
 		return mi
 	}
 	if mi.keyUnknown {
-		mi.Key, mi.keyUnknown = kt, false
+		mi.Key, mi.keyShown, mi.keyUnknown = kt, shown, false
 		return mi
 	}
 	switch {
 	case (mi.Key == nil) != (kt == nil) || mi.Key != nil && !Equal(mi.Key, kt):
 		c.errorf(key, "Argument mismatch for %s: trying to access with arguments: '%s' when map expects arguments: '%s'",
-			m.Name, typeList(kt), typeList(mi.Key))
+			m.Name, typeList(shown), typeList(mi.keyShown))
 	case kt != nil:
 		mi.Key = widen(mi.Key, kt)
 	}
@@ -776,6 +782,9 @@ func (c *checker) typeExpr(te *ast.TypeExpr) *Type {
 	}
 	if strings.HasPrefix(te.Name, "enum ") {
 		return c.arrayOf(te, c.enumType(te))
+	}
+	if isCompositeName(te.Name) && te.Len > 0 {
+		return c.recordArray(te)
 	}
 	if isCompositeName(te.Name) {
 		c.errorf(te, "Cannot cast to a %s value, only to a pointer: (%s *)", te.Name, te.Name)
@@ -937,10 +946,7 @@ func (c *checker) expr(e ast.Expr) *Type {
 func (c *checker) exprType(e ast.Expr) *Type {
 	switch e := e.(type) {
 	case *ast.IntLit:
-		if e.Value > math.MaxInt64 {
-			return Uint64
-		}
-		return flexInt64
+		return literalType(e.Value)
 	case *ast.StrLit:
 		return StringType(len(e.Value) + 1)
 	case *ast.BoolLit:
@@ -987,6 +993,9 @@ func (c *checker) exprType(e ast.Expr) *Type {
 			return BoolT
 		case token.BNOT, token.SUB:
 			c.wantInt(e.X, t)
+			if lit, ok := e.X.(*ast.IntLit); ok && e.Op == token.SUB && lit.Value <= 1<<63 {
+				return negativeLiteralType(lit.Value)
+			}
 			if t.Kind == Int {
 				return IntType(8, t.Signed || e.Op == token.SUB)
 			}
@@ -1003,6 +1012,7 @@ func (c *checker) exprType(e ast.Expr) *Type {
 			}
 			c.prog.Vars[x] = v
 			c.wantInt(x, v.Type)
+			v.Type = stepped(v.Type, e.Op)
 			c.prog.Types[x] = v.Type
 			return v.Type
 		case *ast.Map:
@@ -1012,6 +1022,7 @@ func (c *checker) exprType(e ast.Expr) *Type {
 				mi.Span = x.Span()
 			}
 			c.wantInt(x, mi.Value)
+			mi.Value = stepped(mi.Value, e.Op)
 			c.checkDeclared(x, mi.Value)
 			c.prog.Types[x] = mi.Value
 			return mi.Value
@@ -1042,9 +1053,6 @@ func (c *checker) exprType(e ast.Expr) *Type {
 		elems := make([]*Type, len(e.Elems))
 		for i, x := range e.Elems {
 			t := c.expr(x)
-			if t.Kind == Int && t.Size != 8 {
-				t = Slot(t) // tuple elements are 8-byte slots
-			}
 			if t.Kind == Void || t.Kind == Agg {
 				c.errorf(x, "Value of type '%s' can not be part of a tuple", t)
 			}
@@ -1080,31 +1088,7 @@ func (c *checker) exprType(e ast.Expr) *Type {
 	case *ast.Sizeof:
 		return c.sizeof(e)
 	case *ast.Index:
-		t := c.expr(e.X)
-		c.wantInt(e.I, c.expr(e.I))
-		if t.Kind == Pointer {
-			return c.deref(e, t)
-		}
-		if t.Kind == String {
-			// $s[i] is the i-th char of a string.
-			if i, ok := c.constInt(e.I); !ok || i < 0 || i >= int64(t.Size) {
-				c.errorf(e.I, "The index of a string of %d bytes must be a constant from 0 to %d", t.Size, t.Size-1)
-				return nil
-			}
-			return IntType(1, true)
-		}
-		if t.Kind != Array {
-			if t.Kind != Invalid {
-				c.errorf(e, "The [] operator can not be used on a value of type '%s'", t)
-			}
-			return nil
-		}
-		i, ok := c.constInt(e.I)
-		if !ok || i < 0 || i >= int64(t.Len) {
-			c.errorf(e.I, "The index of an array of %d elements must be a constant from 0 to %d", t.Len, t.Len-1)
-			return nil
-		}
-		return t.Elems[0]
+		return c.index(e)
 	case *ast.Offsetof:
 		return c.offsetof(e)
 	case *ast.BlockExpr:
@@ -1160,6 +1144,9 @@ func (c *checker) ident(e *ast.Ident) *Type {
 	case builtin.Args:
 		return c.wholeArgs(e)
 	case builtin.Func:
+		if c.prog.Probe.Kind == probe.Kprobe {
+			return KsymT // the function's address, printed by name
+		}
 		if c.prog.Probe.Funcs != nil {
 			return StringType(c.prog.Probe.NameSize())
 		}

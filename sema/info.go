@@ -57,6 +57,9 @@ type MapInfo struct {
 	MaxEntries int
 	// keyUnknown is set while the map has only been named as a whole.
 	keyUnknown bool
+	// keyShown is the key as the first use wrote it, before integers
+	// were widened for storage: what errors show, as bpftrace does.
+	keyShown *Type
 }
 
 // Prog is one BPF program to generate: an AST probe bound to one concrete

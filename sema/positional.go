@@ -26,7 +26,13 @@ func (c *checker) positional(e *ast.Positional) *Type {
 		c.errs.Warn(e.Span(), "Positional parameter $%d is empty or not provided.", e.N)
 	}
 	c.prog.Stands[e] = lit
-	return c.expr(lit)
+	t := c.expr(lit)
+	if t.Kind == Int {
+		// An integer parameter is 64 bits wide, as in bpftrace, whatever
+		// its literal's size.
+		return &Type{Kind: Int, Size: 8, Signed: t.Signed, Flex: t.Flex}
+	}
+	return t
 }
 
 // ParamInt is the value of positional parameter $n as an integer; ok is

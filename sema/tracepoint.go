@@ -67,21 +67,40 @@ func fuseFields(fields []*ArgField) []*ArgField {
 	return out
 }
 
-// argPointer types a pointer field of a tracepoint record: a pointer to
-// a kernel struct or union can be followed with ->; any other pointer is
-// an address, as bpftrace 0.17's tools expect (str(args->filename)).
+// argPointer types a pointer field of a tracepoint record. A pointer to
+// a kernel struct or union can be followed with ->, a pointer to pointers
+// indexed (args.argv[1]), and void * is a pointer as in bpftrace; any
+// other pointer is an address, as bpftrace 0.17's tools expect
+// (str(args->filename)).
 func (c *checker) argPointer(ctype string) *Type {
-	base := strings.TrimSpace(strings.TrimPrefix(ctype, "const "))
-	name, stars, _ := strings.Cut(base, "*")
-	name = strings.TrimSpace(name)
-	if strings.TrimSpace(stars) != "" || !isCompositeName(name) || strings.HasPrefix(name, "enum ") {
-		return Uint64
+	var words []string
+	for _, w := range strings.Fields(strings.ReplaceAll(ctype, "*", " * ")) {
+		if w != "const" && w != "volatile" {
+			words = append(words, w)
+		}
 	}
-	t, err := c.lookupType(name)
-	if err != nil {
-		return Uint64
+	stars := 0
+	for len(words) > 0 && words[len(words)-1] == "*" {
+		words, stars = words[:len(words)-1], stars+1
 	}
-	return &Type{Kind: Pointer, Size: 8, BTF: t}
+	name := strings.Join(words, " ")
+	var target btf.Type
+	switch {
+	case name == "void" && stars == 1:
+		return &Type{Kind: Pointer, Size: 8, BTF: &btf.Void{}}
+	case stars == 1 && (!isCompositeName(name) || strings.HasPrefix(name, "enum ")):
+		return Uint64
+	default:
+		t, err := c.lookupType(name)
+		if err != nil {
+			return Uint64
+		}
+		target = t
+	}
+	for i := 1; i < stars; i++ {
+		target = &btf.Pointer{Target: target}
+	}
+	return &Type{Kind: Pointer, Size: 8, BTF: target}
 }
 
 // argEnum finds the kernel enum that a tracepoint field is declared as.

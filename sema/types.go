@@ -117,7 +117,7 @@ func ArrayType(elem *Type, n int) *Type {
 }
 
 // Slot returns t as an 8-byte integer, keeping its sign and enum: the
-// type of an integer in a tuple, a map key or an event.
+// type of an integer in a map key or an event.
 func Slot(t *Type) *Type {
 	return &Type{Kind: Int, Size: 8, Signed: t.Signed, Flex: t.Flex, Enum: t.Enum}
 }
@@ -148,14 +148,17 @@ func (t *Type) EnumName(v uint64) string {
 // StringType returns a string type holding up to n bytes, NUL included.
 func StringType(n int) *Type { return &Type{Kind: String, Size: n} }
 
-// TupleType lays out a tuple of the given elements. Each element starts
-// on an 8-byte boundary, so that integers are aligned wherever the tuple
-// is: in a map key, a map value or an event.
+// TupleType lays out a tuple of the given elements as bpftrace does, as
+// C lays out a struct of them: each element on a multiple of its own
+// alignment, the whole padded to a multiple of the largest.
 func TupleType(elems []*Type) *Type {
 	t := &Type{Kind: Tuple, Elems: elems}
-	for _, e := range elems {
-		t.Size = (t.Size+7)&^7 + e.Size
+	offs := t.Offsets()
+	if n := len(elems); n > 0 {
+		t.Size = offs[n-1] + elems[n-1].Size
 	}
+	a := t.Align()
+	t.Size = (t.Size + a - 1) / a * a
 	return t
 }
 
@@ -184,11 +187,38 @@ func (t *Type) Offsets() []int {
 	offs := make([]int, len(t.Elems))
 	off := 0
 	for i, e := range t.Elems {
-		off = (off + 7) &^ 7
+		a := e.Align()
+		off = (off + a - 1) / a * a
 		offs[i] = off
 		off += e.Size
 	}
 	return offs
+}
+
+// Align is the alignment of a value of t in a tuple: an integer's or
+// bool's size, a string's 1, an array's element's, a tuple's or
+// struct's largest element's (1 for a packed struct), else 8.
+func (t *Type) Align() int {
+	switch t.Kind {
+	case Int, Bool:
+		return max(t.Size, 1)
+	case String, Void:
+		return 1
+	case Array:
+		return t.Elems[0].Align()
+	case Tuple:
+		a := 1
+		for _, e := range t.Elems {
+			a = max(a, e.Align())
+		}
+		return a
+	case Record:
+		if a := alignof(t.BTF); t.Size%a == 0 {
+			return a
+		}
+		return 1
+	}
+	return 8
 }
 
 // IsScalar reports whether a value of t fits in a register.

@@ -1,5 +1,11 @@
 package sema
 
+import (
+	"math"
+
+	"gtrace/lang/token"
+)
+
 // flexInt64 is the type of a non-negative integer literal.
 var flexInt64 = &Type{Kind: Int, Size: 8, Signed: true, Flex: true}
 
@@ -28,4 +34,40 @@ func promoteInt(a, b *Type) *Type {
 		return a
 	}
 	return &Type{Kind: Int, Size: size, Signed: signed, Flex: flex}
+}
+
+// literalType is the type of a non-negative integer literal, as bpftrace
+// types it: the smallest signed integer that holds it, whose sign
+// follows that of the integers it is mixed with; uint64 past int64.
+func literalType(v uint64) *Type {
+	for _, size := range []int{1, 2, 4} {
+		if v < 1<<(8*size-1) {
+			return &Type{Kind: Int, Size: size, Signed: true, Flex: true}
+		}
+	}
+	if v > math.MaxInt64 {
+		return Uint64
+	}
+	return flexInt64
+}
+
+// negativeLiteralType is the type of -v for an integer literal v: the
+// smallest signed integer that holds it.
+func negativeLiteralType(v uint64) *Type {
+	for _, size := range []int{1, 2, 4} {
+		if v <= 1<<(8*size-1) {
+			return IntType(size, true)
+		}
+	}
+	return Int64
+}
+
+// stepped is the type of a variable or map of integer type t after ++
+// or --, which computes in 64 bits as bpftrace does: unsigned only when
+// t is and the step is up.
+func stepped(t *Type, op token.Kind) *Type {
+	if t.Kind != Int {
+		return t
+	}
+	return widen(t, IntType(8, t.Signed || op == token.DEC))
 }

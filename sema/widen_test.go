@@ -19,14 +19,22 @@ func TestWidening(t *testing.T) {
 		// A non-negative literal takes the sign of what it is mixed with.
 		{`BEGIN { @x = 1; @x = (uint64)2; }`, "@x", "", "uint64"},
 		{`BEGIN { @x = (uint64)1; @x = 0; }`, "@x", "", "uint64"},
-		{`BEGIN { @x = (uint32)1; @x = 0; }`, "@x", "", "uint64"},
+		{`BEGIN { @x = (uint32)1; @x = 0; }`, "@x", "", "uint32"},
 		{`BEGIN { @x = (uint64)1; @x += 1; @x++; }`, "@x", "", "uint64"},
 		{`BEGIN { @x = -1; @x = (uint64)2; }`, "@x", "", "int64"},
-		{`BEGIN { @x = 1; @x = 2; }`, "@x", "", "int64"},
+		{`BEGIN { @x = 1; @x = 2; }`, "@x", "", "int8"},
+		// Literals are the smallest signed integer that holds them; ++,
+		// -- and compound assignments compute in 64 bits.
+		{`BEGIN { @x = 1; @x = 200; }`, "@x", "", "int16"},
+		{`BEGIN { @x = 1; @x = -70000; }`, "@x", "", "int32"},
+		{`BEGIN { @x = 1; @x++; }`, "@x", "", "int64"},
+		{`BEGIN { @x = (uint8)1; @x++; }`, "@x", "", "uint64"},
+		{`BEGIN { $a = 1; $a += 1; @x = $a; }`, "@x", "", "int64"},
+		{`BEGIN { $a = 1; $a--; @x = $a; }`, "@x", "", "int64"},
 		// Keys are 8 bytes wide; their signs mix the same way.
-		{`BEGIN { @x[(uint32)1] = 1; @x[(int32)2] = 1; }`, "@x", "int64", "int64"},
-		{`BEGIN { @x[1] = 1; @x[(uint64)2] = 1; }`, "@x", "uint64", "int64"},
-		{`BEGIN { @x[(uint8)1, "a"] = 1; @x[(int8)-1, "bc"] = 1; }`, "@x", "(int64,string[3])", "int64"},
+		{`BEGIN { @x[(uint32)1] = 1; @x[(int32)2] = 1; }`, "@x", "int64", "int8"},
+		{`BEGIN { @x[1] = 1; @x[(uint64)2] = 1; }`, "@x", "uint64", "int8"},
+		{`BEGIN { @x[(uint8)1, "a"] = 1; @x[(int8)-1, "bc"] = 1; }`, "@x", "(int64,string[3])", "int8"},
 		// Tuples widen element by element.
 		{`BEGIN { @x = ((uint8)1, "a"); @x = ((int64)-1, "b"); }`, "@x", "", "(int64,string[2])"},
 		{`BEGIN { $v = (uint8)1; $v = (int64)-5; @x = $v; }`, "@x", "", "int64"},

@@ -81,12 +81,51 @@ func (p *parser) parseBlockExpr() *ast.BlockExpr {
 // nested there is an expression too, which may be the value, and needs
 // no ';' after it.
 func (p *parser) parseBlockItem() ast.Stmt {
-	if p.tok != token.LBRACE {
+	var x ast.Expr
+	switch {
+	case p.tok == token.IF && p.attempt(func() bool {
+		x = p.parseIfExpr()
+		return p.tok == token.RBRACE && hasValue(x)
+	}):
+		// An if whose branches have values and that ends the block is
+		// its value.
+		return &ast.ExprStmt{At: ast.At{Sp: x.Span()}, X: x}
+	case p.tok != token.LBRACE:
 		return p.parseStmt()
 	}
-	x := p.parseBlockExpr()
+	x = p.parseBlockExpr()
 	if p.tok != token.RBRACE {
 		p.got(token.SEMI)
 	}
-	return &ast.ExprStmt{At: x.At, X: x}
+	return &ast.ExprStmt{At: ast.At{Sp: x.Span()}, X: x}
+}
+
+// parseIfExpr parses `if cond { a } else { b }` as an expression, a
+// ternary whose branches are block expressions; `else if` nests another.
+func (p *parser) parseIfExpr() ast.Expr {
+	p.enter()
+	defer p.leave()
+	start := p.expect(token.IF).Start
+	e := &ast.Ternary{Cond: p.parseCond()}
+	e.Then = p.parseBlockExpr()
+	p.expect(token.ELSE, "else")
+	if p.tok == token.IF {
+		e.Else = p.parseIfExpr()
+	} else {
+		e.Else = p.parseBlockExpr()
+	}
+	e.At = p.from(start)
+	return e
+}
+
+// hasValue reports whether every branch of an if expression ends in a
+// value.
+func hasValue(x ast.Expr) bool {
+	switch x := x.(type) {
+	case *ast.Ternary:
+		return hasValue(x.Then) && hasValue(x.Else)
+	case *ast.BlockExpr:
+		return x.Value != nil
+	}
+	return true
 }

@@ -724,6 +724,8 @@ func (p *parser) parsePrimary() ast.Expr {
 		return p.parseParen()
 	case token.LBRACE:
 		return p.parseBlockExpr()
+	case token.IF:
+		return p.parseIfExpr()
 	}
 	p.unexpected()
 	return nil

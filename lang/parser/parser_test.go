@@ -429,6 +429,7 @@ func TestErrors(t *testing.T) {
 		{"BEGIN { @x[1 = 2; }", `1:14-15: syntax error, unexpected =, expecting ] or ","`},
 		{"BEGIN { $x = 1 ? 2 ; }", "1:20-21: syntax error, unexpected ;, expecting :"},
 		{"BEGIN { ; }", "1:9-10: syntax error, unexpected ;, expecting }"},
+		{"BEGIN { $x = if ($a) { 1 }; }", "1:27-28: syntax error, unexpected ;, expecting else"},
 		// Recovery at ';' and '}' finds the errors of later statements
 		// and probes.
 		{"BEGIN { @a = ; @b = 1; @c = ) } END { @d = ]; }",

@@ -56,7 +56,7 @@ func TestSyntaxErrorFormat(t *testing.T) {
 func TestCompileErrors(t *testing.T) {
 	tests := []struct{ name, script, msg string }{
 		{"unknown function", "BEGIN { foo(1) }", "ERROR: Unknown function: foo"},
-		{"type mismatch binop", `BEGIN { @x = "a" + 1 }`, "ERROR: Type mismatch for '+': comparing 'string[2]' with 'int64'"},
+		{"type mismatch binop", `BEGIN { @x = "a" + 1 }`, "ERROR: Type mismatch for '+': comparing 'string[2]' with 'int8'"},
 		{"type mismatch variable", `BEGIN { $a = 1; $a = "s"; }`, "ERROR: Type mismatch for $a"},
 		{"type mismatch map", `BEGIN { @x = 1; @x = "s"; }`, "ERROR: Type mismatch for @x"},
 		{"map key mismatch", "BEGIN { @[1, 2] = 1; @[1] = 2; }", "ERROR: Argument mismatch for @"},

@@ -16,7 +16,7 @@ func TestMacroErrors(t *testing.T) {
 	tests := []struct{ name, script, want string }{
 		{"expanded from",
 			`macro set($x) { $x = 1; } BEGIN { $a = "string"; set($a); }`,
-			"stdin:1:17-23: ERROR: Type mismatch for $a: trying to assign value of type 'int64' when variable already contains a value of type 'string[7]'\n" +
+			"stdin:1:17-23: ERROR: Type mismatch for $a: trying to assign value of type 'int8' when variable already contains a value of type 'string[7]'\n" +
 				`macro set($x) { $x = 1; } BEGIN { $a = "string"; set($a); }` + "\n" +
 				"                ~~~~~~\n" +
 				"stdin:1:50-57: ERROR: expanded from\n" +
