@@ -188,16 +188,6 @@ func funcInfo(probe string) *btf.Func {
 	return &btf.Func{Name: funcName(probe), Type: proto, Linkage: btf.GlobalFunc}
 }
 
-// ProbeCount is the number of probes, as "Attaching N probes" counts
-// them: a multi-kprobe counts each of its functions.
-func (o *Output) ProbeCount() int {
-	n := 0
-	for _, p := range o.Progs {
-		n += max(1, len(p.Prog.Probe.Funcs))
-	}
-	return n
-}
-
 // SortedMaps returns the layouts in name order, the order bpftrace prints
 // maps in at exit.
 func (o *Output) SortedMaps() []*MapLayout {

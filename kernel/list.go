@@ -220,8 +220,10 @@ func IsTypePattern(pattern string) bool {
 // TypeLister lists the kernel's types, loading its BTF once.
 type TypeLister struct {
 	// types holds the named structs, unions and enums of the kernel's
-	// BTF, loaded by the first pattern.
-	types []btf.Type
+	// BTF, loaded by the first pattern, and modules the BTF each is
+	// from: "vmlinux" or a module's name.
+	types   []btf.Type
+	modules []string
 }
 
 // List lists the kernel's named structs, unions and enums whose C
@@ -238,8 +240,10 @@ func (l *TypeLister) List(pattern string, verbose bool) ([]string, error) {
 		}
 	}
 	var all []string
+	// from is the BTF each definition in all comes from.
+	from := map[string]string{}
 	known := false
-	for _, typ := range l.types {
+	for i, typ := range l.types {
 		name := typeName(typ)
 		known = known || name == pattern
 		if !verbose {
@@ -255,6 +259,7 @@ func (l *TypeLister) List(pattern string, verbose bool) ([]string, error) {
 			// structs ("struct x {};") and enums are left out.
 			if first, _, _ := strings.Cut(def, "\n"); strings.HasSuffix(first, "{") {
 				all = append(all, def)
+				from[def] = l.modules[i]
 			}
 		}
 	}
@@ -271,7 +276,8 @@ func (l *TypeLister) List(pattern string, verbose bool) ([]string, error) {
 	}
 	var out []string
 	for _, def := range found {
-		out = append(out, strings.Split(def, "\n")...)
+		// As bpftrace, named by the BTF it is from.
+		out = append(out, strings.Split(from[def]+": "+def, "\n")...)
 		out = append(out, "")
 	}
 	return out, nil
@@ -281,19 +287,24 @@ func (l *TypeLister) List(pattern string, verbose bool) ([]string, error) {
 // of the modules' BTF.
 func (l *TypeLister) loadTypes() error {
 	l.types = []btf.Type{}
-	_, specs, err := kernelSpecs()
+	names, specs, err := kernelSpecs()
 	if err != nil {
 		return err
 	}
-	for _, spec := range specs {
+	// A module's split BTF holds vmlinux's types too: each type is
+	// listed once, from the first BTF that has it.
+	seen := map[btf.Type]bool{}
+	for i, spec := range specs {
 		for typ, err := range spec.All() {
 			if err != nil {
 				return fmt.Errorf("iterate kernel btf: %w", err)
 			}
 			switch typ.(type) {
 			case *btf.Struct, *btf.Union, *btf.Enum:
-				if typ.TypeName() != "" {
+				if typ.TypeName() != "" && !seen[typ] {
+					seen[typ] = true
 					l.types = append(l.types, typ)
+					l.modules = append(l.modules, names[i])
 				}
 			}
 		}
@@ -737,4 +748,34 @@ func (d *cdump) typeChain(decls *[]btf.Type, name string, lvl int) {
 func isVoid(typ btf.Type) bool {
 	_, ok := typ.(*btf.Void)
 	return ok
+}
+
+// Iterators lists the BPF iterators the kernel's BTF describes, by the
+// name of their context struct, bpf_iter__NAME, as bpftrace lists them.
+func Iterators() ([]string, error) {
+	_, specs, err := kernelSpecs()
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, spec := range specs {
+		for typ, err := range spec.All() {
+			if err != nil {
+				return nil, fmt.Errorf("iterate kernel btf: %w", err)
+			}
+			s, ok := typ.(*btf.Struct)
+			if !ok {
+				continue
+			}
+			// The verifier's bpf_iter__task__safe_trusted is no iterator.
+			name, ok := strings.CutPrefix(s.Name, "bpf_iter__")
+			if ok && !strings.HasSuffix(name, "__safe_trusted") && !seen[name] {
+				seen[name] = true
+				out = append(out, name)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out, nil
 }

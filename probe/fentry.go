@@ -24,10 +24,11 @@ func init() {
 }
 
 // listFentry lists the functions that have BTF, whether or not this
-// kernel lets programs bind to them: only when asked by name. Their
-// parameters, and fexit's retval, are their arguments.
+// kernel lets programs bind to them. Their parameters, and fexit's
+// retval, are their arguments. As in bpftrace, fexit is listed only when
+// asked by name.
 func listFentry(retval bool) *listing {
-	return &listing{explicit: true,
+	return &listing{explicit: retval,
 		probes: func(*lister) ([]string, error) { return kernel.BTFFunctions() },
 		params: func(_ *lister, fn string) ([]string, error) { return kernel.FuncParams(fn, retval) }}
 }

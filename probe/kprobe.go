@@ -22,7 +22,7 @@ func init() {
 	register(&provider{kind: Kretprobe, names: []string{"kretprobe", "kr"},
 		progType: ebpf.Kprobe, context: Registers, builtins: []builtin.Var{builtin.Func, builtin.Retval},
 		parse: parseKprobe(Kretprobe), attach: attachKprobe,
-		list: &listing{probes: traceable}})
+		list: &listing{explicit: true, probes: traceable}})
 }
 
 // traceable lists the kernel functions kprobes can attach to, none on a

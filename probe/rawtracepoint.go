@@ -65,7 +65,7 @@ func rawTracepointExists(module, name string) error {
 	if _, err := os.Stat("/sys/kernel/btf/vmlinux"); err != nil || kernel.HasWildcard(name) {
 		return nil
 	}
-	found, err := List("rawtracepoint:" + module + ":" + name)
+	found, err := List("rawtracepoint:"+module+":"+name, ListOptions{})
 	if err != nil {
 		return nil
 	}

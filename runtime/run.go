@@ -37,7 +37,7 @@ type Options struct {
 	Verbose bool
 	// DryRun loads every program through the verifier, then stops.
 	DryRun bool
-	// Quiet leaves out the "Attaching N probes..." line.
+	// Quiet leaves out the "Attached N probes" line.
 	Quiet bool
 	// Pid limits user-space probes to one process (-p); 0 for all.
 	Pid int
@@ -90,6 +90,7 @@ type run struct {
 	// kprobes missed, and stats, each probe's runs, read as tracing
 	// stops (--stats).
 	progLinks   map[string][]link.Link
+	unattached  map[string]bool // programs whose probe failed to attach
 	probeMissed map[string]uint64
 	stats       []output.ProbeStat
 
@@ -166,9 +167,6 @@ func Run(out *codegen.Output, opts *Options) (code int, err error) {
 	selfSigs, selfProgs := r.selfSignals()
 	defer signal.Stop(selfSigs)
 
-	if !opts.Quiet {
-		opts.Printer.AttachedProbes(uint64(out.ProbeCount()))
-	}
 	if r.attachesProbes() {
 		if r.keeper, err = startKeeper(); err != nil {
 			fmt.Fprintf(opts.Stderr, "WARNING: no process to keep the probes: %v; gtrace attaches them and detaches them as it exits\n", err)
@@ -186,6 +184,9 @@ func Run(out *codegen.Output, opts *Options) (code int, err error) {
 	}
 	if opts.Verbose {
 		fmt.Fprintf(opts.Stderr, "attached %d links in %v\n", len(r.links)+r.kept, time.Since(attachStart).Round(time.Microsecond))
+	}
+	if !opts.Quiet {
+		opts.Printer.AttachedProbes(r.attachedCount())
 	}
 	if opts.Notify != nil {
 		opts.Notify()
@@ -499,7 +500,11 @@ func (r *run) attach() error {
 		r.linksMu.Unlock()
 	})
 	<-userDone
-	for _, err := range errs {
+	r.unattached = map[string]bool{}
+	for i, err := range errs {
+		if err != nil {
+			r.unattached[attach[i].Name] = true
+		}
 		switch {
 		case err == nil || r.opts.MissingProbes == "ignore":
 		case r.opts.MissingProbes == "warn":
@@ -847,7 +852,7 @@ func (r *run) handle(rec []byte) error {
 		case codegen.EvCat:
 			b, err := os.ReadFile(s)
 			if err != nil {
-				fmt.Fprintf(r.opts.Stderr, "ERROR: failed to open file '%s': %v\n", s, err)
+				fmt.Fprintf(r.opts.Stderr, "ERROR: failed to open file '%s' (%s)\n", s, Strerror(err))
 				return nil
 			}
 			return p.Cat(string(b))

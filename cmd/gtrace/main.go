@@ -2,12 +2,11 @@
 package main
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -16,7 +15,6 @@ import (
 	"gtrace/codegen"
 	"gtrace/compiler"
 	"gtrace/output"
-	"gtrace/probe"
 	"gtrace/runtime"
 	"gtrace/sema"
 )
@@ -81,6 +79,15 @@ type options struct {
 	noFusion          bool
 	stats             bool
 	includeDirs       []string
+	includes          []string
+	// warnings (-k) reports failed helper calls at run time.
+	warnings bool
+	// buffering (-B) is "line", "full" or "none"; "" for the default.
+	buffering          string
+	usdtFileActivation bool
+	probeFilter        *regexp.Regexp
+	emitELF            string
+	noFeature          map[string]bool
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -99,8 +106,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	if err == errVersion {
-		fmt.Fprintf(stdout, "gtrace %s\n", version)
+		fmt.Fprintf(stdout, "bpftrace %s (gtrace %s)\n", bpftraceVersion, version)
 		return 0
+	}
+	if err == errInfo {
+		return info(stdout, stderr)
 	}
 	var plain plainError
 	if errors.As(err, &plain) {
@@ -124,9 +134,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// bpftraceVersion is the bpftrace release whose language and command
+// line gtrace follows.
+const bpftraceVersion = "v0.26.1"
+
 var (
 	errHelp    = fmt.Errorf("help")
 	errVersion = fmt.Errorf("version")
+	errInfo    = fmt.Errorf("info")
 )
 
 // exitCode is returned by trace to exit with a code and no message.
@@ -139,6 +154,8 @@ func (e exitCode) Error() string { return "exit " + strconv.Itoa(int(e)) }
 func parseArgs(args []string) (*options, error) {
 	o := &options{format: "text"}
 	haveProgram := false
+	var listArgs []string
+	args = splitArgs(args)
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		value := func() (string, error) {
@@ -154,17 +171,14 @@ func parseArgs(args []string) (*options, error) {
 			return nil, errHelp
 		case a == "--version" || a == "-V":
 			return nil, errVersion
+		case a == "--info":
+			return nil, errInfo
 		case a == "-e":
 			o.program, err = value()
 			haveProgram = true
-		case a == "-l" || a == "-lv" || a == "-vl":
+		case a == "-l" || a == "--list":
 			o.list = true
-			o.listVerbose = a != "-l"
-			if i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
-				i++
-				o.listPattern = args[i]
-			}
-		case a == "-c":
+		case a == "-c" || a == "--cmd":
 			if o.command, err = value(); err == nil && strings.TrimSpace(o.command) == "" {
 				err = errors.New("USAGE: -c needs a command to run, got an empty one")
 			}
@@ -172,9 +186,11 @@ func parseArgs(args []string) (*options, error) {
 			var dir string
 			dir, err = value()
 			o.includeDirs = append(o.includeDirs, dir)
-		case strings.HasPrefix(a, "-I"):
-			o.includeDirs = append(o.includeDirs, a[2:])
-		case a == "-p":
+		case a == "--include":
+			var file string
+			file, err = value()
+			o.includes = append(o.includes, file)
+		case a == "-p" || a == "--pid":
 			var s string
 			if s, err = value(); err == nil {
 				o.pid, err = parsePid(s)
@@ -182,28 +198,50 @@ func parseArgs(args []string) (*options, error) {
 		case a == "-f":
 			o.format, err = value()
 			if err == nil && o.format != "text" && o.format != "json" {
-				err = fmt.Errorf("invalid output format %q: want text or json", o.format)
+				err = plainError{fmt.Errorf("Invalid output format %q\nValid formats: 'text', 'json'", o.format)}
 			}
-		case a == "-o":
+		case a == "-o" || a == "--output":
 			o.outFile, err = value()
-		case a == "-q":
+		case a == "-q" || a == "--quiet":
 			o.quiet = true
-		case a == "-v":
+		case a == "-v" || a == "--verbose":
 			o.verbose = true
-			if o.list {
-				o.listVerbose = true
+		case a == "-k" || a == "--warnings":
+			if o.warnings {
+				err = plainError{errors.New("USAGE: -kk has been deprecated. Use a single -k for runtime warnings for errors in map lookups and probe reads.")}
+			}
+			o.warnings = true
+		case a == "-B":
+			var s string
+			if s, err = value(); err == nil {
+				o.buffering, err = parseBuffering(s)
+			}
+		case a == "-b" || a == "--btf":
+			// bpftrace keeps these for compatibility: BTF is always used.
+		case a == "--usdt-file-activation":
+			o.usdtFileActivation = true
+		case a == "--probe-filter":
+			var s string
+			if s, err = value(); err == nil {
+				o.probeFilter, err = parseProbeFilter(s)
+			}
+		case a == "--emit-elf":
+			o.emitELF, err = value()
+		case a == "--no-feature":
+			var s string
+			if s, err = value(); err == nil {
+				if o.noFeature == nil {
+					o.noFeature = map[string]bool{}
+				}
+				err = parseNoFeature(s, o.noFeature)
 			}
 		case a == "-d" || a == "--debug":
 			var s string
 			if s, err = value(); err == nil {
 				err = o.debug.parse(s)
 			}
-		case strings.HasPrefix(a, "--debug="):
-			err = o.debug.parse(strings.TrimPrefix(a, "--debug="))
 		case a == "-dd":
 			err = fmt.Errorf("USAGE: invalid option for -d: d (bpftrace 0.17's -dd, its most verbose debug output, is gone: -d takes a stage, one of %s)", validStages)
-		case strings.HasPrefix(a, "-d") && !strings.HasPrefix(a, "--"):
-			err = o.debug.parse(a[2:])
 		case a == "--dry-run":
 			o.dryRun = true
 		case a == "--unsafe":
@@ -217,49 +255,29 @@ func parseArgs(args []string) (*options, error) {
 			i = len(args)
 		case strings.HasPrefix(a, "-") && a != "-":
 			err = fmt.Errorf("unknown option %s", a)
-		case !haveProgram && !o.list:
+		case o.list && !haveProgram:
+			listArgs = append(listArgs, a)
+		case !haveProgram:
 			o.filename = a
 			haveProgram = true
 		default:
-			if o.list && o.listPattern == "" {
-				o.listPattern = a
-			} else {
-				o.params = append(o.params, a)
-			}
+			o.params = append(o.params, a)
 		}
 		if err != nil {
 			return nil, err
 		}
 	}
-	if !o.list && (!haveProgram || o.filename == "" && o.program == "") {
+	if o.list {
+		o.listVerbose = o.verbose
+		return o, o.listOperand(listArgs)
+	}
+	if !haveProgram || o.filename == "" && o.program == "" {
 		return nil, fmt.Errorf("USAGE: filename or -e 'program' required")
 	}
 	if o.command != "" && o.pid != 0 {
 		return nil, errors.New("USAGE: Cannot use both -c and -p.")
 	}
 	return o, nil
-}
-
-// maxPid is the largest pid_max a 64-bit kernel allows.
-const maxPid = 4194304
-
-// plainError is a command-line error that bpftrace prints without the
-// usage text.
-type plainError struct{ error }
-
-// parsePid reads the -p value as bpftrace 0.17 does, with its messages.
-func parsePid(s string) (int, error) {
-	n, err := strconv.ParseInt(s, 10, 64)
-	var numErr *strconv.NumError
-	switch {
-	case errors.As(err, &numErr) && numErr.Err == strconv.ErrRange:
-		return 0, plainError{fmt.Errorf("pid '%s' outside of integer range", s)}
-	case err != nil:
-		return 0, plainError{fmt.Errorf("pid '%s' is not a valid decimal number", s)}
-	case n < 1 || n > maxPid:
-		return 0, plainError{fmt.Errorf("pid '%s' out of valid pid range [1,%d]", s, maxPid)}
-	}
-	return int(n), nil
 }
 
 // checkPid fails when no process pid exists, before anything is loaded:
@@ -313,40 +331,28 @@ func (d *debugStages) parse(arg string) error {
 	return nil
 }
 
-func list(o *options, stdout, stderr io.Writer) int {
-	listFn := probe.List
-	if o.listVerbose {
-		listFn = probe.ListVerbose
+// readScript returns the script's name in messages and its text: the
+// -e program, the file, or stdin for "-".
+func readScript(o *options) (string, []byte, error) {
+	switch o.filename {
+	case "":
+		return "stdin", []byte(o.program), nil
+	case "-":
+		src, err := io.ReadAll(os.Stdin)
+		return "stdin", src, err
 	}
-	lines, err := listFn(o.listPattern)
-	if errors.Is(err, fs.ErrPermission) {
-		fmt.Fprintf(stderr, "ERROR: %v: listing probes reads tracefs, which only root may read here\n", err)
-		return 1
-	}
+	src, err := os.ReadFile(o.filename)
 	if err != nil {
-		fmt.Fprintf(stderr, "ERROR: %v\n", err)
-		return 1
+		return "", nil, fmt.Errorf("failed to open file '%s': %s", o.filename, runtime.Strerror(err))
 	}
-	for _, l := range lines {
-		fmt.Fprintln(stdout, l)
-	}
-	return 0
+	return o.filename, src, nil
 }
 
 // trace compiles and runs the program.
 func trace(o *options, stdout, stderr io.Writer) error {
-	name, src := "stdin", []byte(o.program)
-	if o.filename != "" {
-		var err error
-		if o.filename == "-" {
-			src, err = io.ReadAll(os.Stdin)
-		} else {
-			name = o.filename
-			src, err = os.ReadFile(o.filename)
-		}
-		if err != nil {
-			return err
-		}
+	name, src, err := readScript(o)
+	if err != nil {
+		return err
 	}
 	// Name a missing privilege before the checker reads tracefs, which
 	// would only say "permission denied".
@@ -361,6 +367,7 @@ func trace(o *options, stdout, stderr io.Writer) error {
 	copts := &compiler.Options{
 		Name:        name,
 		IncludeDirs: o.includeDirs,
+		Includes:    o.includes,
 		Check: sema.Options{Config: sema.Config{Unsafe: o.unsafe, Params: o.params},
 			Env: os.LookupEnv, NoFusion: o.noFusion},
 		Codegen: codegen.Options{Pid: uint32(o.pid)},
@@ -390,6 +397,15 @@ func trace(o *options, stdout, stderr io.Writer) error {
 	if prog.Warnings != nil {
 		prog.Warnings.Render(stderr)
 	}
+	if o.probeFilter != nil {
+		prog.Output.Filter(o.probeFilter.MatchString)
+		if len(prog.Output.Progs) == 0 {
+			if !o.quiet {
+				fmt.Fprintln(stdout, "No probes to attach")
+			}
+			return exitCode(1)
+		}
+	}
 
 	w := stdout
 	if o.outFile != "" {
@@ -400,24 +416,21 @@ func trace(o *options, stdout, stderr io.Writer) error {
 		defer f.Close()
 		w = f
 	}
-	// One write per event would limit the events printed per second to
-	// the write calls a CPU can make; the runtime flushes the buffer
-	// whenever it has no event waiting.
-	bw := bufio.NewWriterSize(w, 64<<10)
-	defer bw.Flush()
+	bw, flushIdle, flush := bufferedOutput(w, o.buffering)
+	defer flush()
 	var printer output.Printer = output.NewText(bw, stderr)
 	if o.format == "json" {
 		printer = output.NewJSON(bw)
 	}
 	ropts := &runtime.Options{Printer: printer, Stderr: stderr, Verbose: o.verbose,
 		MissingProbes: prog.Info.Config.MissingProbes,
-		DryRun:        o.dryRun, Quiet: o.quiet, Stats: o.stats, Flush: bw.Flush}
+		DryRun:        o.dryRun, Quiet: o.quiet, Stats: o.stats, Flush: flushIdle}
 	if os.Getenv("__BPFTRACE_NOTIFY_PROBES_ATTACHED") != "" {
 		// bpftrace's own test runner sets this to learn when the probes
 		// are attached; gtrace says so the same way.
 		ropts.Notify = func() {
 			fmt.Fprintln(bw, "__BPFTRACE_NOTIFY_PROBES_ATTACHED")
-			bw.Flush()
+			flush()
 		}
 	}
 	if child != nil {
