@@ -25,12 +25,9 @@ func init() {
 		list: &listing{explicit: true, probes: traceable}})
 }
 
-// traceable lists the kernel functions kprobes can attach to, none on a
-// kernel without kprobes.
+// traceable lists the kernel functions kprobes can attach to, as tracefs
+// lists them, also on a kernel without kprobes, as bpftrace does.
 func traceable(*lister) ([]string, error) {
-	if !kernel.HasKprobes() {
-		return nil, nil
-	}
 	return kernel.TraceableFunctions()
 }
 
