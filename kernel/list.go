@@ -53,19 +53,28 @@ func TracepointParams(category, event string) ([]string, error) {
 	return out, nil
 }
 
-// BTFFunctions lists the traceable functions that fentry can bind to:
-// those with a BTF prototype.
-func BTFFunctions() ([]string, error) {
-	all, err := TraceableFunctions()
+// BTFFunctions lists the traceable functions, all, that fentry can
+// bind to: those with a BTF prototype.
+func BTFFunctions(all []string) ([]string, error) {
+	_, specs, err := kernelSpecs()
 	if err != nil {
 		return nil, err
 	}
+	// One pass over the BTF, which the other listings share, costs less
+	// than a lookup per function.
+	funcs := map[string]bool{}
+	for typ, err := range specs[0].All() {
+		if err != nil {
+			return nil, fmt.Errorf("iterate kernel btf: %w", err)
+		}
+		if fn, ok := typ.(*btf.Func); ok {
+			funcs[fn.Name] = true
+		}
+	}
 	var out []string
 	for _, f := range all {
-		if strings.Contains(f, ":") {
-			continue // module functions live in the module's BTF
-		}
-		if _, err := KernelFunc(f); err == nil {
+		// Module functions, "module:f", live in the module's BTF.
+		if funcs[f] {
 			out = append(out, f)
 		}
 	}
@@ -131,21 +140,25 @@ func RawTracepoints() (map[string][]string, error) {
 	return raw, nil
 }
 
+// btfCache holds the kernel's BTF once decoded, for every listing of one
+// run: -l '*' lists fentry functions, raw tracepoints and iterators,
+// all from it.
+var btfCache = btf.NewCache()
+
 // kernelSpecs loads the BTF of vmlinux, named "vmlinux", and of every
 // module, named after it.
 func kernelSpecs() (names []string, specs []*btf.Spec, err error) {
-	cache := btf.NewCache()
-	vmlinux, err := cache.Kernel()
+	vmlinux, err := btfCache.Kernel()
 	if err != nil {
 		return nil, nil, fmt.Errorf("load kernel btf: %w", err)
 	}
 	names, specs = []string{"vmlinux"}, []*btf.Spec{vmlinux}
-	modules, err := cache.Modules()
+	modules, err := btfCache.Modules()
 	if err != nil {
 		return nil, nil, fmt.Errorf("list btf modules: %w", err)
 	}
 	for _, mod := range modules {
-		spec, err := cache.Module(mod)
+		spec, err := btfCache.Module(mod)
 		if err != nil {
 			return nil, nil, fmt.Errorf("load btf of module %s: %w", mod, err)
 		}

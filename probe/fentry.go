@@ -29,7 +29,13 @@ func init() {
 // asked by name.
 func listFentry(retval bool) *listing {
 	return &listing{explicit: retval,
-		probes: func(*lister) ([]string, error) { return kernel.BTFFunctions() },
+		probes: func(l *lister) ([]string, error) {
+			all, err := l.traceable()
+			if err != nil {
+				return nil, err
+			}
+			return kernel.BTFFunctions(all)
+		},
 		params: func(_ *lister, fn string) ([]string, error) { return kernel.FuncParams(fn, retval) }}
 }
 

@@ -18,17 +18,25 @@ func init() {
 	register(&provider{kind: Kprobe, names: []string{"kprobe", "k"},
 		progType: ebpf.Kprobe, context: Registers, builtins: []builtin.Var{builtin.ArgN, builtin.Func},
 		parse: parseKprobe(Kprobe), attach: attachKprobe,
-		list: &listing{probes: traceable}})
+		list: &listing{probes: (*lister).traceable}})
 	register(&provider{kind: Kretprobe, names: []string{"kretprobe", "kr"},
 		progType: ebpf.Kprobe, context: Registers, builtins: []builtin.Var{builtin.Func, builtin.Retval},
 		parse: parseKprobe(Kretprobe), attach: attachKprobe,
-		list: &listing{explicit: true, probes: traceable}})
+		list: &listing{explicit: true, probes: (*lister).traceable}})
 }
 
 // traceable lists the kernel functions kprobes can attach to, as tracefs
-// lists them, also on a kernel without kprobes, as bpftrace does.
-func traceable(*lister) ([]string, error) {
-	return kernel.TraceableFunctions()
+// (or kallsyms) lists them, also on a kernel without kprobes, as
+// bpftrace does; read once per listing.
+func (l *lister) traceable() ([]string, error) {
+	if l.funcs == nil {
+		funcs, err := kernel.TraceableFunctions()
+		if err != nil {
+			return nil, err
+		}
+		l.funcs = funcs
+	}
+	return l.funcs, nil
 }
 
 // parseKprobe accepts kprobe:func, kprobe:func+offset, kprobe:module:func

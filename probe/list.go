@@ -54,6 +54,7 @@ func List(pattern string, opts ListOptions) ([]string, error) {
 // once per call.
 type lister struct {
 	pid   int
+	funcs []string // the traceable kernel functions, once read
 	types kernel.TypeLister
 	// rawParams maps "module:name" to the raw tracepoint's arguments.
 	rawParams map[string][]string
