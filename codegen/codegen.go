@@ -61,6 +61,9 @@ type Options struct {
 	// text becomes the programs' BTF line info; without it the line
 	// info is empty and the verifier's log quotes nothing.
 	File *token.File
+	// HelperErrors (-k) sends a warning when a probe read fails or a
+	// map read finds no value.
+	HelperErrors bool
 }
 
 // scratchSize bounds each program's per-CPU scratch area; the kernel

@@ -25,6 +25,9 @@ const (
 	// division by zero: Format is its message until the compiler
 	// renders it, located, in its place.
 	EvWarning
+	// EvHelperError is a failed helper call at At, with -k: Format is
+	// the helper's name, and the int64 at Offsets[0] its error code.
+	EvHelperError
 )
 
 // Event describes one call site that sends a record to user space.
@@ -38,6 +41,11 @@ type Event struct {
 	Div     int64
 	Size    int        // record size in bytes
 	At      token.Span // where a warning arises
+	// Located is a helper error's warning, rendered by the compiler at
+	// its place in the script with output.MessageMark for the message,
+	// and Pos that place.
+	Located string
+	Pos     token.Position
 }
 
 // eventHeader is the size of the event id that starts every record.

@@ -105,6 +105,9 @@ func Compile(src []byte, opts *Options) (*Program, error) {
 			p.located(diag.List{{Span: ev.At, Msg: ev.Format, Warning: true}}).Render(&b)
 			ev.Format = b.String()
 		}
+		if ev.Kind == codegen.EvHelperError {
+			p.locateHelperError(ev)
+		}
 	}
 	if o.DumpCodegen != nil {
 		fmt.Fprint(o.DumpCodegen, "BPF instructions\n----------------\n\n")

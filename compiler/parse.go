@@ -1,11 +1,16 @@
 package compiler
 
 import (
+	"strings"
+
+	"gtrace/codegen"
 	"gtrace/lang/ast"
 	"gtrace/lang/cpp"
+	"gtrace/lang/diag"
 	"gtrace/lang/macro"
 	"gtrace/lang/parser"
 	"gtrace/lang/token"
+	"gtrace/output"
 )
 
 // parse runs the front of the pipeline on p.File: the preprocessor, the
@@ -49,4 +54,19 @@ func AttachPoints(src []byte, opts *Options) ([]string, error) {
 		}
 	}
 	return aps, nil
+}
+
+// locateHelperError renders a -k warning's place in the script once,
+// for the runtime to print with its message each time the helper fails.
+func (p *Program) locateHelperError(ev *codegen.Event) {
+	located := p.located(diag.List{{Span: ev.At, Msg: output.MessageMark, Warning: true}})
+	var b strings.Builder
+	located.Render(&b)
+	ev.Located = b.String()
+	d := located.Diags[0]
+	f := located.File
+	if d.File != nil {
+		f = d.File
+	}
+	ev.Pos = f.Position(d.Span.Start)
 }

@@ -26,6 +26,8 @@ type Printer interface {
 	// Stats prints what each probe cost, for --stats.
 	Stats(stats []ProbeStat, lost uint64) error
 	AttachedProbes(n uint64) error
+	// HelperError reports a failed helper call (-k).
+	HelperError(e *HelperError) error
 	// End marks the end of tracing, before maps are printed at exit.
 	End() error
 }

@@ -864,6 +864,8 @@ func (r *run) handle(rec []byte) error {
 		return p.Join(joinRecord(rec[8:], ev.Format))
 	case codegen.EvWarning:
 		fmt.Fprint(r.opts.Stderr, ev.Format)
+	case codegen.EvHelperError:
+		return p.HelperError(helperError(ev, rec))
 	case codegen.EvExit:
 		r.exit = true
 		r.exitCode = int(int64(binary.LittleEndian.Uint64(rec[ev.Offsets[0]:])))

@@ -370,7 +370,7 @@ func trace(o *options, stdout, stderr io.Writer) error {
 		Includes:    o.includes,
 		Check: sema.Options{Config: sema.Config{Unsafe: o.unsafe, Params: o.params},
 			Env: os.LookupEnv, NoFusion: o.noFusion},
-		Codegen: codegen.Options{Pid: uint32(o.pid)},
+		Codegen: codegen.Options{Pid: uint32(o.pid), HelperErrors: o.warnings},
 	}
 	// As in bpftrace v0.26, -d prints and the program still runs.
 	if o.debug.ast {
