@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -53,8 +54,16 @@ func printListing(lines []string, err error, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "ERROR: %v\n", err)
 		return 1
 	}
+	// A full listing is some 200000 lines: one write each would take
+	// longer than finding them.
+	w := bufio.NewWriterSize(stdout, 64<<10)
 	for _, l := range lines {
-		fmt.Fprintln(stdout, l)
+		w.WriteString(l)
+		w.WriteByte('\n')
+	}
+	if err := w.Flush(); err != nil {
+		fmt.Fprintf(stderr, "ERROR: %v\n", err)
+		return 1
 	}
 	return 0
 }
