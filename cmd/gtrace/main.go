@@ -14,6 +14,7 @@ import (
 
 	"gtrace/codegen"
 	"gtrace/compiler"
+	"gtrace/kernel"
 	"gtrace/output"
 	"gtrace/runtime"
 	"gtrace/sema"
@@ -33,26 +34,39 @@ const usage = `USAGE:
 
 OPTIONS:
     -e PROGRAM     the program to run
-    -l [SEARCH]    list probes matching SEARCH (tracepoints, raw tracepoints, software and hardware events)
-    -lv [SEARCH]   list probes with their arguments
-    -c CMD         run CMD, set cpid, and exit when it exits
+    -l, --list [SEARCH|FILENAME]
+                   list probes matching SEARCH, or the probes of the program
+                   (-e or FILENAME); with -p, the process's uprobes and USDT too
+    -lv [SEARCH]   list probes with their arguments, types with their fields
+    -c, --cmd CMD  run CMD, set cpid, and exit when it exits
+    -p, --pid PID  trace only process PID; exit when it exits
     -I DIR         add DIR to the directories searched by #include
-    -p PID         trace only process PID; exit when it exits
+    --include FILE include FILE before the program
     -f FORMAT      output format: text (default) or json
-    -o FILE        write output to FILE
-    -q             quiet: leave out the "Attaching" line
-    -v             verbose: per-probe instruction and verifier counts
+    -o, --output FILE
+                   write output to FILE
+    -B MODE        output buffering: line, full or none
+    -q, --quiet    leave out the "Attached N probes" line
+    -v, --verbose  per-probe instruction and verifier counts
+    -k, --warnings warn when a probe read fails or a map read finds no value
     -d, --debug STAGE
                    print debug output of STAGE: ast (the program after parsing,
                    to stderr), codegen (the BPF instructions) or all; several
                    stages may be given, comma separated or in several -d
     --dry-run      compile and load through the verifier, but do not attach
+    --probe-filter REGEX
+                   run only the probes whose name matches REGEX (and BEGIN, END)
     --unsafe       allow unsafe functions (system, signal)
+    --usdt-file-activation
+                   activate USDT semaphores by file (what gtrace always does)
+    --no-feature FEATURE[,FEATURE]
+                   do not use kprobe_multi (kprobe_session, uprobe_multi: unused)
     --no-fusion    run each syscall tracepoint as itself, not fused into the
                    raw_syscalls dispatchers (for comparing the two)
     --stats        print what each probe cost at exit: runs, run time, lost events
+    --info         print which kernel BPF features gtrace can use
     -h, --help     show this help
-    --version      print the version
+    -V, --version  print the bpftrace version gtrace follows, and its own
 
 ENVIRONMENT:
     BPFTRACE_MAX_STRLEN, BPFTRACE_MAX_MAP_KEYS, BPFTRACE_MAX_PROBES
@@ -83,11 +97,9 @@ type options struct {
 	// warnings (-k) reports failed helper calls at run time.
 	warnings bool
 	// buffering (-B) is "line", "full" or "none"; "" for the default.
-	buffering          string
-	usdtFileActivation bool
-	probeFilter        *regexp.Regexp
-	emitELF            string
-	noFeature          map[string]bool
+	buffering   string
+	probeFilter *regexp.Regexp
+	noFeature   map[string]bool
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -219,14 +231,14 @@ func parseArgs(args []string) (*options, error) {
 		case a == "-b" || a == "--btf":
 			// bpftrace keeps these for compatibility: BTF is always used.
 		case a == "--usdt-file-activation":
-			o.usdtFileActivation = true
+			// What gtrace always does: the kernel raises a USDT
+			// semaphore in every process that maps the file (with -p,
+			// in that process).
 		case a == "--probe-filter":
 			var s string
 			if s, err = value(); err == nil {
 				o.probeFilter, err = parseProbeFilter(s)
 			}
-		case a == "--emit-elf":
-			o.emitELF, err = value()
 		case a == "--no-feature":
 			var s string
 			if s, err = value(); err == nil {
@@ -363,6 +375,10 @@ func trace(o *options, stdout, stderr io.Writer) error {
 		if err := checkPid(o.pid); err != nil {
 			return err
 		}
+	}
+	if o.noFeature["kprobe_multi"] {
+		// gtrace uses no other feature --no-feature names.
+		kernel.HasKprobeMulti = func() bool { return false }
 	}
 	copts := &compiler.Options{
 		Name:        name,
