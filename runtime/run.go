@@ -384,9 +384,13 @@ func (r *run) runProgram(p *codegen.Program) error {
 }
 
 // selfSignals catches the signals that the script's self:signal probes
-// wait for, and returns the programs each runs.
+// wait for, and returns the programs each runs. SIGUSR1 is caught in
+// any case, as bpftrace catches it: with no probe waiting for it, it
+// does nothing (bpftrace 0.17 printed the maps; current bpftrace leaves
+// that to self:signal:SIGUSR1 probes).
 func (r *run) selfSignals() (chan os.Signal, map[os.Signal][]*codegen.Program) {
 	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGUSR1)
 	progs := map[os.Signal][]*codegen.Program{}
 	for _, p := range r.out.Progs {
 		if sig := p.Prog.Probe.Signal(); sig != 0 {
