@@ -1,11 +1,15 @@
 package probe
 
 import (
+	"fmt"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cilium/ebpf/btf"
 
@@ -214,6 +218,47 @@ func TestListTypesLive(t *testing.T) {
 	for _, pattern := range []string{"struct no_such_struct", "union list_head", "enum no_such_enum"} {
 		if _, err := List(pattern, ListOptions{Verbose: true}); err == nil || !strings.Contains(err.Error(), "not in the kernel's BTF") {
 			t.Errorf("list %q: error %v, want one saying it is not in the kernel's BTF", pattern, err)
+		}
+	}
+}
+
+// TestListScript lists a script's attach points as bpftrace -l -e does.
+func TestListScript(t *testing.T) {
+	got, err := ListScript([]string{"BEGIN", "i:ms:100", "software:cpu-clock:1000", "h:cycles", "self:signal:SIGUSR1", "END"}, ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"interval:ms:", "software:cpu-clock:"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("ListScript = %q, want %q", got, want)
+	}
+}
+
+// TestListPid lists the functions of the files a process maps, as -p PID
+// lists them: a pattern that names no binary takes them all.
+func TestListPid(t *testing.T) {
+	sleep := exec.Command("sleep", "30")
+	if err := sleep.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { sleep.Process.Kill(); sleep.Wait() }()
+	pid := sleep.Process.Pid
+	// The dynamic loader maps libc a moment after exec.
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if maps, _ := os.ReadFile(fmt.Sprintf("/proc/%d/maps", pid)); strings.Contains(string(maps), "libc") {
+			break
+		}
+	}
+	for _, pattern := range []string{"uprobe:*:clock_nanosleep", "uprobe:clock_nanosleep"} {
+		got, err := List(pattern, ListOptions{Pid: pid})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 1 || !strings.HasPrefix(got[0], "uprobe:/") || !strings.HasSuffix(got[0], "libc.so.6:clock_nanosleep") {
+			t.Errorf("List(%q, -p) = %q, want libc's clock_nanosleep", pattern, got)
+		}
+		// Without -p, a pattern naming no binary names none.
+		if got, _ := List(pattern, ListOptions{}); got != nil {
+			t.Errorf("List(%q) = %q, want nothing", pattern, got)
 		}
 	}
 }
