@@ -1,8 +1,11 @@
 package main
 
 import (
+	"os"
+
 	"bufio"
 	"bytes"
+	"gtrace/codegen"
 	"io"
 )
 
@@ -35,4 +38,18 @@ func (l lineWriter) Write(p []byte) (int, error) {
 		err = l.Flush()
 	}
 	return n, err
+}
+
+// writeELF writes the compiled programs to path as a BPF object file
+// (--emit-elf), instead of running them.
+func writeELF(path string, out *codegen.Output) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := out.WriteELF(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

@@ -54,6 +54,9 @@ OPTIONS:
                    to stderr), codegen (the BPF instructions) or all; several
                    stages may be given, comma separated or in several -d
     --dry-run      compile and load through the verifier, but do not attach
+    --emit-elf FILE
+                   (dry run) write the programs and maps as a BPF object file
+                   to FILE, for libbpf (bpftool prog loadall)
     --probe-filter REGEX
                    run only the probes whose name matches REGEX (and BEGIN, END)
     --unsafe       allow unsafe functions (system, signal)
@@ -99,6 +102,7 @@ type options struct {
 	// buffering (-B) is "line", "full" or "none"; "" for the default.
 	buffering   string
 	probeFilter *regexp.Regexp
+	emitELF     string
 	noFeature   map[string]bool
 }
 
@@ -234,6 +238,8 @@ func parseArgs(args []string) (*options, error) {
 			// What gtrace always does: the kernel raises a USDT
 			// semaphore in every process that maps the file (with -p,
 			// in that process).
+		case a == "--emit-elf":
+			o.emitELF, err = value()
 		case a == "--probe-filter":
 			var s string
 			if s, err = value(); err == nil {
@@ -423,6 +429,9 @@ func trace(o *options, stdout, stderr io.Writer) error {
 		}
 	}
 
+	if o.emitELF != "" {
+		return writeELF(o.emitELF, prog.Output)
+	}
 	w := stdout
 	if o.outFile != "" {
 		f, err := os.Create(o.outFile)
