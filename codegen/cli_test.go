@@ -1,9 +1,13 @@
 package codegen
 
 import (
+	"bytes"
+	"debug/elf"
 	"regexp"
 	"slices"
 	"testing"
+
+	"github.com/cilium/ebpf/btf"
 
 	"gtrace/lang/parser"
 	"gtrace/lang/token"
@@ -64,5 +68,53 @@ func TestHelperErrors(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Errorf("-k %v: helper errors %q, want %q", k, got, want)
 		}
+	}
+}
+
+// TestWriteELF checks the object --emit-elf writes: a section per
+// program named for its type, loop callbacks in .text, the maps in
+// .maps with BTF, function information in .BTF.ext, and a relocation
+// for each map and callback reference.
+func TestWriteELF(t *testing.T) {
+	out, _, err := compile(t, `BEGIN { for ($i : 0..3) { @x += $i; } } interval:ms:100 { @y = 1; }`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := out.WriteELF(&b); err != nil {
+		t.Fatal(err)
+	}
+	f, err := elf.NewFile(bytes.NewReader(b.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Machine != elf.EM_BPF || f.Type != elf.ET_REL {
+		t.Errorf("machine %v, type %v", f.Machine, f.Type)
+	}
+	for _, name := range []string{"raw_tp/p0", "perf_event", ".text", ".maps", ".bss", "license", ".BTF", ".BTF.ext", ".relraw_tp/p0", ".rel.text", ".relperf_event"} {
+		if f.Section(name) == nil {
+			t.Errorf("no section %s", name)
+		}
+	}
+	syms, err := f.Symbols()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, s := range syms {
+		names = append(names, s.Name)
+	}
+	for _, want := range []string{"p0", "p0_fn1", "p1", "globals", "events"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("no symbol %s among %q", want, names)
+		}
+	}
+	spec, err := btf.LoadSpecFromReader(bytes.NewReader(b.Bytes()))
+	if err != nil {
+		t.Fatalf("the object's BTF: %v", err)
+	}
+	var maps *btf.Datasec
+	if err := spec.TypeByName(".maps", &maps); err != nil || len(maps.Vars) != len(out.Spec.Maps)-1 {
+		t.Errorf(".maps: %v, want a variable for each map but globals", err)
 	}
 }
