@@ -13,6 +13,10 @@ import (
 // merged in user space.
 func (g *gen) aggregate(m *ast.Map, l *MapLayout, call *ast.Call) {
 	agg := l.Value.Agg
+	if agg == sema.AggTSeries {
+		g.tseries(m, l, call)
+		return
+	}
 	// The argument, kept in scratch while the key is built.
 	arg := g.alloc(8)
 	if len(call.Args) > 0 {

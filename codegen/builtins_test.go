@@ -38,6 +38,8 @@ var builtinSamples = map[string][]string{
 		`tracepoint:syscalls:sys_exit_read { @x = hist(args.ret); }`,
 		`fentry:vfs_read { @x[args.count] = count(); @y = args.file->f_flags; }`,
 		`fexit:vfs_read { @x = args.count; }`,
+		`rawtracepoint:sched_switch { @x[args.next->pid, args.preempt] = args.prev_state; print(args); }`,
+		`uprobe:DWARF_BINARY:two { @x = args.foo->a + *args.n; @y[args] = 1; print(args.foo->b); }`,
 	},
 	"probe":   {`BEGIN { @x[probe] = count(); }`, `kprobe:vfs_read { printf("%s\n", probe); }`},
 	"curtask": {`BEGIN { @x = curtask; }`, `kprobe:vfs_read { @x[curtask] = count(); }`},
@@ -69,31 +71,40 @@ var builtinSamples = map[string][]string{
 		`uretprobe:libc:malloc { @x = retval; }`,
 	},
 	"ustack": {`uprobe:libc:malloc { @x[ustack] = count(); }`, `kprobe:vfs_read { @x[ustack] = count(); }`, `tracepoint:syscalls:sys_enter_read { @x[ustack, kstack] = count(); }`},
+	// The standard library's.
+	"ctx":         {`BEGIN { @x = ctx; }`, `kprobe:vfs_read { @x = *(uint64 *)ctx; }`},
+	"username":    {`BEGIN { @x[username] = count(); printf("%s\n", username); }`},
+	"usermode":    {`BEGIN { @x = usermode; }`, `kprobe:vfs_read { @x = usermode; }`, `uprobe:libc:malloc { @x = usermode; }`, `profile:hz:99 { @x[usermode] = count(); }`, `tracepoint:syscalls:sys_enter_read { @x = usermode; }`},
+	"probetype":   {`BEGIN { @x = probetype; }`, `kprobe:vfs_read { @x[probetype] = count(); }`},
+	"leader_comm": {`BEGIN { @x = leader_comm; }`, `kprobe:vfs_read { @x[leader_comm(curtask)] = count(); }`},
+	"leader_tid":  {`BEGIN { @x = leader_tid; }`, `kprobe:vfs_read { @x = leader_tid(curtask); }`},
 }
 
 // funcSamples holds scripts calling each builtin function, by name.
 var funcSamples = map[string][]string{
-	"printf":      {`BEGIN { printf("%d %s %x %-5u|%c\n", pid, comm, 255, 7, 65); }`, `tracepoint:syscalls:sys_enter_read { printf("%s %r %p %lld %hhu %s\n", args.comm, buf(args.buf, 4), args.buf, args.count, 300, kstack); }`, `usdt:prog:gtest:probe { printf("%d %s\n", arg1, str(arg1)); }`, `BEGIN { printf("%s %s %s\n", ntop(1), strftime("%H", nsecs), usym(1)); }`},
-	"print":       {`BEGIN { @m[1] = 2; print(@m); print(@m, 1, 1); print((1, "a")); print(5); }`, `BEGIN { @h = hist(3); print(@h); @s[1] = stats(2); print(@s); @l = lhist(1, 0, 10, 2); print(@l); print(kstack); print(ustack); print(comm); }`},
-	"time":        {`BEGIN { time(); time("%H:%M:%S\n"); }`, `interval:s:1 { time("%Y %f\n"); }`},
-	"strftime":    {`BEGIN { printf("%s\n", strftime("%H:%M:%S", nsecs)); @x = strftime("%s", nsecs(tai)); }`, `BEGIN { @x[strftime("%Y-%m-%d %H:%M:%S.%f", nsecs)] = count(); }`},
-	"exit":        {`BEGIN { exit(); }`, `interval:s:1 { exit(2); }`, `tracepoint:syscalls:sys_enter_read { if (args.count > 10) { exit(1); } @x = 1; }`},
-	"str":         {`tracepoint:syscalls:sys_enter_read { @x = str(args.buf); @y = str(args.buf, 8); }`, `BEGIN { @x[str(0)] = count(); $s = str(0, 4); printf("%s\n", $s); }`, `fentry:vfs_read { @x = str(args.buf, args.count); }`},
-	"ksym":        {`kprobe:vfs_read { @x[ksym(arg0)] = count(); }`, `kretprobe:vfs_read { printf("%s\n", ksym(retval)); }`},
-	"kaddr":       {`BEGIN { @x = kaddr("jiffies"); }`, `BEGIN { @x = *kaddr("jiffies"); }`},
-	"bswap":       {`BEGIN { @x = bswap((uint16)1) + bswap((uint32)2) + bswap(3); }`, `BEGIN { @x = bswap((int16)-1); @y = bswap((int64)-1); }`},
-	"cat":         {`BEGIN { cat("/proc/%d/comm", pid); }`, `BEGIN { cat("/proc/%d/%s", pid, "comm"); cat("/etc/hostname"); }`},
-	"system":      {`BEGIN { system("echo %d", pid); }`, `tracepoint:syscalls:sys_enter_read { system("echo %s %d %s", comm, args.count, str(args.buf)); }`},
-	"signal":      {`kprobe:vfs_read { signal("KILL"); }`, `uprobe:libc:malloc { signal("SIGUSR1"); }`},
-	"strncmp":     {`BEGIN { @x = strncmp(comm, "bash", 4); }`, `tracepoint:syscalls:sys_enter_read { if (strncmp(str(args.buf), args.comm, 16) == 0) { @x = 1; } }`},
-	"count":       {`BEGIN { @x = count(); @y[comm, pid] = count(); }`, `BEGIN { @x[kstack, ustack] = count(); @y[probe, cpu] = count(); @z[(1, "a")] = count(); }`},
-	"sum":         {`BEGIN { @x = sum(3); @y[pid] = sum(-1); }`},
-	"avg":         {`BEGIN { @x = avg(3); @y[comm] = avg(pid); }`, `BEGIN { @x = avg(-3); print(@x); }`},
-	"min":         {`BEGIN { @x = min(3); @y[1] = min(-4); }`, `BEGIN { @x[comm] = min(pid); print(@x); }`},
-	"max":         {`BEGIN { @x = max(3); @y[1] = max(-4); }`},
-	"stats":       {`BEGIN { @x = stats(3); @y["a"] = stats(pid); }`},
-	"hist":        {`BEGIN { @x = hist(100); @y[pid] = hist(-1, 2); }`, `BEGIN { @x = hist(-5, 0); @y[1, 2] = hist(7, 5); }`},
-	"lhist":       {`BEGIN { @x = lhist(50, 0, 100, 10); @y[comm] = lhist(pid, 0, 1000, 100); }`, `BEGIN { @x = lhist(-5, 0, 10, 3); }`},
+	"printf":   {`BEGIN { printf("%d %s %x %-5u|%c\n", pid, comm, 255, 7, 65); }`, `tracepoint:syscalls:sys_enter_read { printf("%s %r %p %lld %hhu %s\n", args.comm, buf(args.buf, 4), args.buf, args.count, 300, kstack); }`, `usdt:prog:gtest:probe { printf("%d %s\n", arg1, str(arg1)); }`, `BEGIN { printf("%s %s %s\n", ntop(1), strftime("%H", nsecs), usym(1)); }`},
+	"print":    {`BEGIN { @m[1] = 2; print(@m); print(@m, 1, 1); print((1, "a")); print(5); }`, `BEGIN { @h = hist(3); print(@h); @s[1] = stats(2); print(@s); @l = lhist(1, 0, 10, 2); print(@l); print(kstack); print(ustack); print(comm); }`},
+	"time":     {`BEGIN { time(); time("%H:%M:%S\n"); }`, `interval:s:1 { time("%Y %f\n"); }`},
+	"strftime": {`BEGIN { printf("%s\n", strftime("%H:%M:%S", nsecs)); @x = strftime("%s", nsecs(tai)); }`, `BEGIN { @x[strftime("%Y-%m-%d %H:%M:%S.%f", nsecs)] = count(); }`},
+	"exit":     {`BEGIN { exit(); }`, `interval:s:1 { exit(2); }`, `tracepoint:syscalls:sys_enter_read { if (args.count > 10) { exit(1); } @x = 1; }`},
+	"str":      {`tracepoint:syscalls:sys_enter_read { @x = str(args.buf); @y = str(args.buf, 8); }`, `BEGIN { @x[str(0)] = count(); $s = str(0, 4); printf("%s\n", $s); }`, `fentry:vfs_read { @x = str(args.buf, args.count); }`},
+	"ksym":     {`kprobe:vfs_read { @x[ksym(arg0)] = count(); }`, `kretprobe:vfs_read { printf("%s\n", ksym(retval)); }`},
+	"kaddr":    {`BEGIN { @x = kaddr("jiffies"); }`, `BEGIN { @x = *kaddr("jiffies"); }`},
+	"bswap":    {`BEGIN { @x = bswap((uint16)1) + bswap((uint32)2) + bswap(3); }`, `BEGIN { @x = bswap((int16)-1); @y = bswap((int64)-1); }`},
+	"cat":      {`BEGIN { cat("/proc/%d/comm", pid); }`, `BEGIN { cat("/proc/%d/%s", pid, "comm"); cat("/etc/hostname"); }`},
+	"system":   {`BEGIN { system("echo %d", pid); }`, `tracepoint:syscalls:sys_enter_read { system("echo %s %d %s", comm, args.count, str(args.buf)); }`},
+	"signal":   {`kprobe:vfs_read { signal("KILL"); }`, `uprobe:libc:malloc { signal("SIGUSR1"); }`},
+	"strncmp":  {`BEGIN { @x = strncmp(comm, "bash", 4); }`, `tracepoint:syscalls:sys_enter_read { if (strncmp(str(args.buf), args.comm, 16) == 0) { @x = 1; } }`},
+	"count":    {`BEGIN { @x = count(); @y[comm, pid] = count(); }`, `BEGIN { @x[kstack, ustack] = count(); @y[probe, cpu] = count(); @z[(1, "a")] = count(); }`},
+	"sum":      {`BEGIN { @x = sum(3); @y[pid] = sum(-1); }`},
+	"avg":      {`BEGIN { @x = avg(3); @y[comm] = avg(pid); }`, `BEGIN { @x = avg(-3); print(@x); }`},
+	"min":      {`BEGIN { @x = min(3); @y[1] = min(-4); }`, `BEGIN { @x[comm] = min(pid); print(@x); }`},
+	"max":      {`BEGIN { @x = max(3); @y[1] = max(-4); }`},
+	"stats":    {`BEGIN { @x = stats(3); @y["a"] = stats(pid); }`},
+	"hist":     {`BEGIN { @x = hist(100); @y[pid] = hist(-1, 2); }`, `BEGIN { @x = hist(-5, 0); @y[1, 2] = hist(7, 5); }`},
+	"lhist":    {`BEGIN { @x = lhist(50, 0, 100, 10); @y[comm] = lhist(pid, 0, 1000, 100); }`, `BEGIN { @x = lhist(-5, 0, 10, 3); }`},
+	"tseries": {`BEGIN { @x = tseries(pid, 1s, 10); @y[comm] = tseries(-1, 100ms, 5, "avg"); }`,
+		`BEGIN { @a = tseries(1, 1ms, 3, "min"); @b[1, 2] = tseries((uint64)2, 1us, 4, "max"); @c = tseries(3, 10, 1, "sum"); zero(@c); clear(@a); }`},
 	"delete":      {`BEGIN { @m[1] = 1; delete(@m[1]); delete(@m, 1); @n = 1; delete(@n); }`, `BEGIN { @c[1] = count(); delete(@c[1]); @h[1] = hist(2); delete(@h, 1); @t[1, "a"] = 2; delete(@t, (1, "a")); }`},
 	"clear":       {`BEGIN { @m[1] = 1; clear(@m); @c = count(); clear(@c); }`, `BEGIN { @h = hist(3); clear(@h); @l[1] = lhist(1, 0, 10, 1); clear(@l); }`},
 	"zero":        {`BEGIN { @m[1] = 1; zero(@m); @h = hist(3); zero(@h); }`, `BEGIN { @s = stats(1); zero(@s); @a[1] = avg(2); zero(@a); @c = count(); zero(@c); }`},
@@ -108,6 +119,29 @@ var funcSamples = map[string][]string{
 	"ustack":      {`uprobe:libc:malloc { @x[ustack(3)] = count(); @y[ustack(perf)] = count(); }`},
 	"usym":        {`uprobe:libc:malloc { @x[usym(arg0)] = count(); }`, `uretprobe:libc:malloc { printf("%s\n", usym(retval)); @x[usym(retval)] = count(); }`},
 	"uaddr":       {`uprobe:libc:malloc { @x = uaddr("environ"); }`, `uretprobe:libc:malloc { @x = *(uint64 *)uaddr("environ"); }`},
+
+	"pton":          {`BEGIN { @x = (uint32)pton("127.0.0.1"); printf("%s\n", ntop(pton("::1"))); $a = pton("10.1.2.3"); @y = $a[3]; }`},
+	"macaddr":       {`BEGIN { @x = macaddr(pton("1:2:3::")); @y[macaddr(0)] = 1; }`, `tracepoint:syscalls:sys_enter_read { printf("%s\n", macaddr(args.comm)); @x = macaddr(args.buf); }`},
+	"cgroup_path":   {`BEGIN { print(cgroup_path(cgroup)); @x = cgroup_path(1, "unified"); printf("%s\n", cgroup_path(cgroup, "*")); }`},
+	"percpu_kaddr":  {`kprobe:vfs_read { @x = *percpu_kaddr("process_counts"); $p = percpu_kaddr("process_counts", 1); if ($p != 0) { @y = *$p; } }`, `kprobe:vfs_read { $t = (struct task_struct *)percpu_kaddr("process_counts", cpu); if ($t != 0) { @x = $t.pid; } }`},
+	"socket_cookie": {`rawtracepoint:tcp_probe { @x[socket_cookie((struct sock *)arg0)] = count(); }`, `kprobe:vfs_read { @x = socket_cookie((struct sock *)arg1); }`, `fentry:tcp_v4_connect { @x[socket_cookie(args.sk)] = count(); }`},
+	"skboutput":     {`rawtracepoint:consume_skb { @x = skboutput("/dev/null", (struct sk_buff *)arg0, 100, 14); }`, `tracepoint:syscalls:sys_enter_read { $r = skboutput("/dev/null", (struct sk_buff *)args.buf, args.count, 0); }`},
+	"write_user":    {`kprobe:vfs_read /pid == 0/ { @x = write_user(arg1, "x", 1); }`, `kprobe:vfs_read { if (write_user(arg1, pton("1.2.3.4"), arg2)) { @x = 1; } }`},
+	"reg":           {`kprobe:vfs_read { @x = reg("ip") + reg("sp"); }`, `uprobe:libc:malloc { @x[usym(reg("ip"))] = count(); }`},
+	"errorf":        {`BEGIN { errorf("bad %d %s", pid, comm); }`},
+	"warnf":         {`tracepoint:syscalls:sys_enter_read { warnf("%d %s", args.count, str(args.buf)); }`},
+	"debugf":        {`BEGIN { debugf("debugf %s %d %x", "a", 1, pid); debugf("none"); }`},
+	// The standard library's.
+	"pid":          {`BEGIN { @x = pid() + pid(curr_ns) + pid(init); }`, `kprobe:vfs_read { @x[pid(init)] = count(); }`},
+	"tid":          {`BEGIN { @x = tid() + tid(curr_ns) + tid(init); }`},
+	"strlen":       {`BEGIN { @x = strlen(comm) + strlen("abc"); }`, `tracepoint:syscalls:sys_enter_read { @x = strlen(args.buf); }`},
+	"strerror":     {`BEGIN { @x = strerror(22); print(strerror(-1)); }`, `kretprobe:vfs_read { @x[strerror(retval)] = count(); }`},
+	"signal_name":  {`BEGIN { @x = signal_name(9); }`, `tracepoint:syscalls:sys_enter_read { @x[signal_name(args.fd)] = count(); }`},
+	"syscall_name": {`BEGIN { @x = syscall_name(0); }`, `tracepoint:syscalls:sys_enter_read { @x[syscall_name(args.count)] = count(); }`},
+	"strstr":       {`BEGIN { @x = strstr(comm, "sh"); }`, `tracepoint:syscalls:sys_enter_read { @x = strstr(str(args.buf), args.comm); }`},
+	"str_concat":   {`BEGIN { @x = str_concat(comm, "-x"); $s = str_concat("a", str_concat("b", "c")); print($s); }`},
+	"memcmp":       {`BEGIN { @x = memcmp(comm, "bash", 4); $a = (1, 2); @y = memcmp($a, (1, 3), 16); }`},
+	"assert":       {`BEGIN { assert(pid > 0, "a pid"); }`, `kprobe:vfs_read { assert(arg2 < 100, "small"); @x = 1; }`},
 }
 
 // exprSamples combine builtins with the rest of the language: kernel
@@ -137,7 +171,7 @@ func fakeOptions() *sema.Options {
 	cfg.Unsafe = true
 	return &sema.Options{Config: cfg, Expand: fakekernel.Expand, Format: fakekernel.Format,
 		KernelType: fakekernel.KernelType, EnumValue: fakekernel.EnumValue, Func: fakekernel.Func,
-		Kaddr: fakekernel.Kaddr, HasKprobes: fakekernel.HasKprobes, Traceable: fakekernel.Traceable}
+		Kaddr: fakekernel.Kaddr, KernelVar: fakekernel.KernelVar, HasKprobes: fakekernel.HasKprobes, Traceable: fakekernel.Traceable}
 }
 
 // check parses and checks src; the checker must accept it.
@@ -160,7 +194,7 @@ func check(t testing.TB, src string, opts *sema.Options) (*sema.Info, *token.Fil
 // gap, which must still fail as listed.
 func compile(t testing.TB, src string, opts *codegen.Options) *codegen.Output {
 	t.Helper()
-	info, f := check(t, src, fakeOptions())
+	info, f := check(t, withDwarfBinary(t, src), fakeOptions())
 	o := codegen.Options{NumCPU: 2, File: f}
 	if opts != nil {
 		o = *opts

@@ -34,6 +34,7 @@ func (g *gen) exprStmt(e ast.Expr) {
 			g.prog.Types[args[0]] = sema.Int64
 		}
 		g.event(&Event{Kind: EvExit}, args)
+		g.stopAll()
 	case sema.FTime:
 		format := "%H:%M:%S\n"
 		if len(args) == 1 {
@@ -61,6 +62,10 @@ func (g *gen) exprStmt(e ast.Expr) {
 		g.event(&Event{Kind: kind, Map: g.out.Maps[args[0].(*ast.Map).Name]}, nil)
 	case sema.FDelete:
 		g.deleteKey(args)
+	case sema.FErrorf, sema.FWarnf, sema.FDebugf:
+		g.messageStmt(call)
+	case sema.FAssert:
+		g.assert(call)
 	case sema.FJoin:
 		sep := " "
 		if len(args) == 2 {
@@ -189,10 +194,17 @@ func (g *gen) scalarCall(call *ast.Call) {
 		if len(args) == 1 {
 			clock = args[0].(*ast.Ident).Name
 		}
+		if clock == "sw_tai" {
+			g.swTai()
+			break
+		}
 		fn := map[string]asm.BuiltinFunc{"boot": asm.FnKtimeGetBootNs, "monotonic": asm.FnKtimeGetNs, "tai": asm.FnKtimeGetTaiNs}[clock]
 		g.emit(fn.Call())
-	case sema.FKaddr, sema.FUaddr:
+	case sema.FKaddr:
 		g.loadImm(asm.R0, g.prog.Consts[call])
+	case sema.FUaddr:
+		g.loadImm(asm.R0, g.prog.Consts[call])
+		g.addLoadBias()
 	case sema.FKstack:
 		g.stackID(0)
 	case sema.FBswap:
@@ -207,6 +219,8 @@ func (g *gen) scalarCall(call *ast.Call) {
 		}
 	case sema.FStrncmp:
 		g.strncmp(args[0], args[1], int(g.constInt(args[2])))
+	case sema.FPid, sema.FTid, sema.FStrlen, sema.FStrstr, sema.FMemcmp:
+		g.stdlibScalar(call)
 	case sema.FLen:
 		g.mapLen(g.out.Maps[args[0].(*ast.Map).Name])
 	case sema.FStrcontains:
@@ -214,6 +228,8 @@ func (g *gen) scalarCall(call *ast.Call) {
 	case sema.FDelete:
 		g.deleteKey(args)
 		g.boolify(asm.JEq) // the helper returns 0 when it deleted
+	case sema.FPercpuKaddr, sema.FSocketCookie, sema.FSkboutput, sema.FWriteUser, sema.FReg:
+		g.netScalar(call)
 	case sema.FHasKey:
 		key, l := g.keyArg(args)
 		g.lookup(l, key)
@@ -271,6 +287,10 @@ func (g *gen) compositeCall(call *ast.Call, dst int) {
 		g.buf(args, t, dst)
 	case sema.FNtop:
 		g.ntop(args, dst)
+	case sema.FPton, sema.FMacaddr, sema.FCgroupPath:
+		g.netComposite(call, dst)
+	case sema.FStrerror, sema.FSignalName, sema.FSyscallName, sema.FStrConcat:
+		g.stdlibComposite(call, dst)
 	default:
 		g.fail(call, "%s() has no value", call.Name)
 	}
@@ -335,4 +355,19 @@ func (g *gen) deleteKey(args []ast.Expr) {
 	g.emit(asm.LoadMapPtr(asm.R1, 0).WithReference(l.BPFName))
 	g.scratchPtr(asm.R2, key)
 	g.emit(asm.FnMapDeleteElem.Call())
+}
+
+// swTai approximates CLOCK_TAI as the boot clock plus the offset between
+// the two that the runtime measured when tracing started.
+func (g *gen) swTai() {
+	end := g.newLabel()
+	g.lookupIndex(mapGlobals, 0, end) // R0 is 0 when missing
+	g.emit(
+		asm.LoadMem(asm.R1, asm.R0, globalTai, asm.DWord),
+		asm.StoreMem(asm.RFP, -8, asm.R1, asm.DWord),
+		asm.FnKtimeGetBootNs.Call(),
+		asm.LoadMem(asm.R1, asm.RFP, -8, asm.DWord),
+		asm.Add.Reg(asm.R0, asm.R1),
+	)
+	g.place(end)
 }

@@ -2,6 +2,7 @@ package codegen
 
 import (
 	"gtrace/lang/token"
+	"gtrace/output"
 	"gtrace/sema"
 )
 
@@ -28,6 +29,14 @@ const (
 	// EvHelperError is a failed helper call at At, with -k: Format is
 	// the helper's name, and the int64 at Offsets[0] its error code.
 	EvHelperError
+	// EvErrorf and EvWarnf are errorf() and warnf(): Format is the
+	// message's format, At and Expanded its place.
+	EvErrorf
+	EvWarnf
+	// EvSkbOutput is a packet of skboutput(): its time since boot and
+	// length, then its bytes; Format is the pcap file, Offset the
+	// bytes to leave out of the packet's start.
+	EvSkbOutput
 )
 
 // Event describes one call site that sends a record to user space.
@@ -41,11 +50,20 @@ type Event struct {
 	Div     int64
 	Size    int        // record size in bytes
 	At      token.Span // where a warning arises
+	// Expanded are the macro calls an errorf() or warnf() is expanded
+	// from, innermost last.
+	Expanded []token.Span
+	Offset   int64 // skboutput()'s offset
+	// Where is the rendered place of an errorf() or warnf(): its
+	// first line, to which the message is added, then its notes; Loc
+	// is the call's place, for JSON output.
+	Where string
+	Loc   output.Location
+	Error bool // an EvWarning that is an error, such as a failed assert()
 	// Located is a helper error's warning, rendered by the compiler at
-	// its place in the script with output.MessageMark for the message,
-	// and Pos that place.
+	// its place in the script with output.MessageMark for the message;
+	// Loc is that place too.
 	Located string
-	Pos     token.Position
 }
 
 // eventHeader is the size of the event id that starts every record.

@@ -395,10 +395,10 @@ func (g *gen) stringCompare(e *ast.Binary) {
 // builtin evaluates a scalar builtin variable into R0.
 func (g *gen) builtin(e *ast.Ident) {
 	switch g.prog.Builtins[e] {
-	case builtin.Pid:
-		g.emit(asm.FnGetCurrentPidTgid.Call(), asm.RSh.Imm(asm.R0, 32))
-	case builtin.Tid:
-		g.emit(asm.FnGetCurrentPidTgid.Call(), asm.LSh.Imm(asm.R0, 32), asm.RSh.Imm(asm.R0, 32))
+	case builtin.Pid, builtin.Tid:
+		g.pidTid(g.prog.Builtins[e] == builtin.Tid, false)
+	case builtin.Ctx, builtin.Username, builtin.Usermode:
+		g.stdlibBuiltin(e)
 	case builtin.Uid:
 		g.emit(asm.FnGetCurrentUidGid.Call(), asm.LSh.Imm(asm.R0, 32), asm.RSh.Imm(asm.R0, 32))
 	case builtin.Gid:
@@ -515,6 +515,8 @@ func (g *gen) composite(e ast.Expr, dst int) int {
 			g.storeBytes(dst, []byte(name), t.Size)
 		case builtin.Ustack:
 			g.userStack(dst)
+		case builtin.Probetype:
+			g.storeBytes(dst, []byte(sema.Probetype(&g.prog.Probe)), t.Size)
 		default:
 			g.fail(e, "builtin %s has no value here", e.Name)
 		}

@@ -24,12 +24,16 @@ const (
 type Globals struct {
 	StartNs uint64 // the monotonic clock when tracing started, for elapsed
 	Stopped uint64 // not 0 once tracing has ended: every probe returns at once
+	// TaiOffset is CLOCK_TAI minus CLOCK_BOOTTIME, measured when tracing
+	// started, for nsecs(sw_tai) on kernels whose BPF cannot read TAI.
+	TaiOffset uint64
 }
 
 // Offsets in Globals, for the generated code.
 const (
 	globalStartNs = int16(unsafe.Offsetof(Globals{}.StartNs))
 	globalStopped = uint32(unsafe.Offsetof(Globals{}.Stopped))
+	globalTai     = int16(unsafe.Offsetof(Globals{}.TaiOffset))
 	globalsSize   = uint32(unsafe.Sizeof(Globals{}))
 )
 
@@ -75,6 +79,9 @@ func newMapLayout(mi *sema.MapInfo, bpfName string, index int, array bool) *MapL
 		l.ValueSize = 8
 	case v.Agg == sema.AggCount || v.Agg == sema.AggSum:
 		l.ValueSize = 8
+	case v.Agg == sema.AggTSeries:
+		l.KeySize += 8 // the interval's slot follows the key
+		l.ValueSize = tseriesValueSize
 	default: // min, max: value and a set flag; avg, stats: count and total
 		l.ValueSize = 16
 	}
@@ -106,7 +113,8 @@ func bucketCount(v *sema.Type) int {
 }
 
 // arrayMaps lists the key-less aggregations that can live in a per-CPU
-// array: those not declared with a map type of their own, and that no
+// array: those not declared with a map type of their own, not tseries
+// (whose slots are keys: printing needs only those written), and that no
 // delete() or for loop names, as an array's entries always exist and
 // cannot be deleted (has_key() and len() refuse maps without keys). A
 // hist or lhist
@@ -115,7 +123,7 @@ func bucketCount(v *sema.Type) int {
 func arrayMaps(info *sema.Info) map[string]bool {
 	out := map[string]bool{}
 	for name, mi := range info.Maps {
-		if mi.Key == nil && mi.Value.Kind == sema.Agg && mi.Kind == "" {
+		if mi.Key == nil && mi.Value.Kind == sema.Agg && mi.Value.Agg != sema.AggTSeries && mi.Kind == "" {
 			out[name] = true
 		}
 	}

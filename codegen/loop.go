@@ -162,7 +162,7 @@ func (g *gen) callHelper(fn asm.BuiltinFunc, sym string) {
 }
 
 // hasReturn reports whether a loop body holds a return statement, or an
-// exit(), which returns too.
+// exit() or assert(), which return too.
 func hasReturn(b *ast.Block) bool {
 	found := false
 	ast.Inspect(b, func(n ast.Node) bool {
@@ -170,7 +170,7 @@ func hasReturn(b *ast.Block) bool {
 		case *ast.JumpStmt:
 			found = n.Tok == token.RETURN
 		case *ast.Call:
-			found = n.Name == "exit"
+			found = n.Name == "exit" || n.Name == "assert"
 		}
 		return !found
 	})

@@ -9,9 +9,17 @@ import (
 )
 
 // strcontains sets R0 to 1 when the string needle occurs in haystack,
-// and to 0 otherwise. A bpf_loop callback tries every start in the
-// haystack; for each, a bounded loop compares the needle byte by byte.
+// and to 0 otherwise.
 func (g *gen) strcontains(haystack, needle ast.Expr) {
+	g.strstr(haystack, needle)
+	g.emit(asm.RSh.Imm(asm.R0, 63), asm.Xor.Imm(asm.R0, 1))
+}
+
+// strstr sets R0 to the index of the first occurrence of the string
+// needle in haystack, or to -1. A bpf_loop callback tries every start in
+// the haystack; for each, a bounded loop compares the needle byte by
+// byte.
+func (g *gen) strstr(haystack, needle ast.Expr) {
 	h, n := g.composite(haystack, -1), g.composite(needle, -1)
 	hsize, nsize := g.typ(haystack).Size, g.typ(needle).Size
 	found := g.alloc(8)
@@ -41,8 +49,7 @@ func (g *gen) strcontains(haystack, needle ast.Expr) {
 		g.emit(asm.JNE.Imm(asm.R4, 0, match))
 		g.place(hit)
 		g.emit(
-			asm.Mov.Imm(asm.R1, 1),
-			asm.StoreMem(regScratch, int16(found), asm.R1, asm.DWord),
+			asm.StoreMem(regScratch, int16(found), asm.R7, asm.DWord),
 			asm.Ja.Label(stop),
 		)
 		g.place(match)
@@ -66,7 +73,7 @@ func (g *gen) strcontains(haystack, needle ast.Expr) {
 			asm.Ja.Label(next),
 		)
 	})
-	g.emit(asm.Mov.Imm(asm.R1, 0), asm.StoreMem(regScratch, int16(found), asm.R1, asm.DWord))
+	g.emit(asm.Mov.Imm(asm.R1, -1), asm.StoreMem(regScratch, int16(found), asm.R1, asm.DWord))
 	g.loadImm(asm.R1, int64(hsize))
 	g.callHelper(asm.FnLoop, sym)
 	g.emit(asm.LoadMem(asm.R0, regScratch, int16(found), asm.DWord))

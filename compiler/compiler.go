@@ -98,11 +98,14 @@ func Compile(src []byte, opts *Options) (*Program, error) {
 	}
 	p.Output = out
 	for _, ev := range out.Events {
+		if ev.Kind == codegen.EvErrorf || ev.Kind == codegen.EvWarnf {
+			ev.Where = p.message(ev)
+		}
 		if ev.Kind == codegen.EvWarning {
 			// Rendered once here, with its place in the script, to be
 			// printed as it is each time the program warns.
 			var b strings.Builder
-			p.located(diag.List{{Span: ev.At, Msg: ev.Format, Warning: true}}).Render(&b)
+			p.located(diag.List{{Span: ev.At, Msg: ev.Format, Warning: !ev.Error}}).Render(&b)
 			ev.Format = b.String()
 		}
 		if ev.Kind == codegen.EvHelperError {

@@ -39,6 +39,7 @@ func FuzzCompile(f *testing.F) {
 		`enum { A = 1, B }; enum E { X = 5 }; struct s { int a; char b } __attribute__((packed)) BEGIN { $e = (enum E)5; print((A, $e)); $r = (x = 1, y = "s"); $r = (y = "t", x = B); print($r.y); }`,
 		`BEGIN { $p = (int32 *)0; $p += 2; $p++; $v = 7; $q = &$v; _ = *$q ?: 1; @a = (int8[])12345; @b = (uint32)(uint8[4])1; @c = (bool[2])(uint16)1; return $v; }`,
 		`macro sz(t) { sizeof(t) + sizeof(t[2]) } BEGIN { let $x: typeof(size_t) = 1; print(sz(typeof(uint16 *))); print((typeof($x))3); @n = count(); if (@n > 1) { @m = (bool)@n; } }`,
+		`BEGIN { @t = tseries(pid, 1s, 5); @u[comm, 1] = tseries(-1, 10ms, 3, "max"); zero(@t); clear(@u); } bench:a { @v = tseries(1, 1us, 2, "avg"); exit(); }`,
 		`let @a = lruhash(10); let @b = percpuarray(4); BEGIN { @a[1] = 1; @b[0] = count(); @c = { let $z = 5; avg($z) }; print(ppid, pcomm); 1 ? printf("a") : printf("b"); }`,
 	} {
 		f.Add(s)

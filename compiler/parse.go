@@ -68,5 +68,6 @@ func (p *Program) locateHelperError(ev *codegen.Event) {
 	if d.File != nil {
 		f = d.File
 	}
-	ev.Pos = f.Position(d.Span.Start)
+	pos := f.Position(d.Span.Start)
+	ev.Loc = output.Location{File: f.Name, Line: pos.Line, Col: pos.Column}
 }

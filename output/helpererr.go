@@ -12,11 +12,9 @@ type HelperError struct {
 	Helper  string // as bpftrace names it: "probe_read_user"
 	Retcode int64  // the helper's result, a negative errno; 0 for a lookup
 	// Located is the warning rendered at its place in the script, with
-	// MessageMark where the message goes.
+	// MessageMark where the message goes, and Loc that place, for JSON.
 	Located string
-	// File, Line and Column are where it is, for JSON.
-	File         string
-	Line, Column int
+	Loc     Location
 }
 
 // MessageMark stands for the message in HelperError.Located.
@@ -56,7 +54,7 @@ func (j *JSON) HelperError(e *HelperError) error {
 	b.WriteString(`, "helper": `)
 	writeJSONString(&b, e.Helper)
 	b.WriteString(`, "retcode": ` + strconv.FormatInt(e.Retcode, 10) + `, "filename": `)
-	writeJSONString(&b, e.File)
-	b.WriteString(`, "line": ` + strconv.Itoa(e.Line) + `, "col": ` + strconv.Itoa(e.Column) + "}\n")
+	writeJSONString(&b, e.Loc.File)
+	b.WriteString(`, "line": ` + strconv.Itoa(e.Loc.Line) + `, "col": ` + strconv.Itoa(e.Loc.Col) + "}\n")
 	return write(j.out, b.String())
 }

@@ -29,6 +29,9 @@ func MapJSON(m *Map, top int, div uint32) string {
 
 // writeJSON prints m to w row by row, as writeText does.
 func (m *Map) writeJSON(w io.Writer, top int, div uint32) error {
+	if m.Kind == TSeries {
+		return m.writeTSeries(w, true)
+	}
 	src := m.source()
 	order := m.order(src, top)
 	if len(order) == 0 && !m.isStats() {

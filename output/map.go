@@ -20,6 +20,7 @@ const (
 	Stats
 	Hist
 	LHist
+	TSeries
 )
 
 // Map is a BPF map after the runtime has read and reduced it.
@@ -36,6 +37,8 @@ type Map struct {
 	HistBits int // k of hist(n, k), 0..5
 
 	LMin, LMax, LStep int64 // lhist(n, min, max, step)
+
+	Interval, Intervals uint64 // tseries(n, interval, intervals)
 
 	// Source, when set, holds the entries instead of Entries.
 	Source Source
@@ -63,6 +66,9 @@ type Entry struct {
 	// Buckets holds hist and lhist counts; see HistBucket and LHistBucket
 	// for the index of a value. Trailing buckets may be omitted.
 	Buckets []uint64
+
+	// Series holds a tseries value's intervals; see writeTSeries.
+	Series []Point
 }
 
 // HistBucket returns the bucket index bpftrace's hist(v, k) counts v in:

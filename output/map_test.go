@@ -367,3 +367,22 @@ func TestMapZero(t *testing.T) {
 		})
 	}
 }
+
+func TestSyscallOutputNewline(t *testing.T) {
+	for _, tt := range []struct{ in, text, json string }{
+		{"a b c\n", "a b c\n", `{"type": "syscall", "data": "a b c\n"}` + "\n"},
+		{"no newline", "no newline\n", `{"type": "syscall", "data": "no newline"}` + "\n"},
+		{"", "\n", `{"type": "syscall", "data": ""}` + "\n"},
+	} {
+		var text, js bytes.Buffer
+		if err := NewText(&text, &text).Syscall(tt.in); err != nil {
+			t.Fatal(err)
+		}
+		if err := NewJSON(&js).Syscall(tt.in); err != nil {
+			t.Fatal(err)
+		}
+		if text.String() != tt.text || js.String() != tt.json {
+			t.Errorf("Syscall(%q): text %q, json %q; want %q, %q", tt.in, text.String(), js.String(), tt.text, tt.json)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package output
 import (
 	"cmp"
 	"slices"
+	"time"
 )
 
 // Printer is one of bpftrace's output formats (-f text or -f json).
@@ -28,6 +29,9 @@ type Printer interface {
 	AttachedProbes(n uint64) error
 	// HelperError reports a failed helper call (-k).
 	HelperError(e *HelperError) error
+	// BenchResult prints benchmark index of names: the mean time of
+	// one run over iters runs (--mode bench).
+	BenchResult(names []string, index int, mean time.Duration, iters uint64) error
 	// End marks the end of tracing, before maps are printed at exit.
 	End() error
 }

@@ -10,6 +10,7 @@ import (
 // out; messages about the run (attached probes, lost events) go to errw.
 type Text struct {
 	out, errw io.Writer
+	benched   bool // the header of the benchmarks' table is printed
 }
 
 // NewText returns a text printer.
@@ -29,6 +30,9 @@ func MapText(m *Map, top int, div uint32) string {
 // writeText prints m to w row by row: a big map is never all in memory
 // as text.
 func (m *Map) writeText(w io.Writer, top int, div uint32) error {
+	if m.Kind == TSeries {
+		return m.writeTSeries(w, false)
+	}
 	src := m.source()
 	var c chunker
 	for _, i := range m.order(src, top) {
@@ -91,7 +95,10 @@ func (t *Text) Cat(s string) error { return write(t.out, s) }
 
 func (t *Text) Join(s string) error { return write(t.out, s+"\n") }
 
-func (t *Text) Syscall(s string) error { return write(t.out, s+"\n") }
+// Syscall prints a system() command's output; a last line without a
+// newline gets one, so the next output starts on its own line. JSON keeps
+// the output as it was.
+func (t *Text) Syscall(s string) error { return write(t.out, strings.TrimSuffix(s, "\n")+"\n") }
 
 func (t *Text) LostEvents(n uint64) error {
 	return write(t.errw, "Lost "+strconv.FormatUint(n, 10)+" events\n")

@@ -127,7 +127,7 @@ func (l *lister) listOne(pattern string, verbose bool) ([]string, error) {
 			if err != nil {
 				return nil, fmt.Errorf("list %s probes: %w", name, err)
 			}
-			out = append(out, lines...)
+			out = append(out, l.withParams(ls, lines, verbose)...)
 			continue
 		}
 		in := search

@@ -34,6 +34,7 @@ const (
 	Uretprobe
 	Usdt
 	Self
+	Bench
 )
 
 // Probe is one concrete attach point after alias resolution and wildcard

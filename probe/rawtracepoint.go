@@ -13,7 +13,7 @@ import (
 
 func init() {
 	register(&provider{kind: RawTracepoint, names: []string{"rawtracepoint", "rt"},
-		progType: ebpf.RawTracepoint, context: RawArgs, builtins: []builtin.Var{builtin.ArgN},
+		progType: ebpf.RawTracepoint, context: RawArgs, builtins: []builtin.Var{builtin.ArgN, builtin.Args},
 		parse: parseRawTracepoint, attach: attachRawTracepoint,
 		list: &listing{qualified: true, probes: (*lister).rawTracepoints, params: (*lister).rawTracepointParams}})
 }

@@ -18,9 +18,9 @@ import (
 
 func init() {
 	register(&provider{kind: Uprobe, names: []string{"uprobe", "u"},
-		progType: ebpf.Kprobe, context: Registers, builtins: []builtin.Var{builtin.ArgN, builtin.Func},
+		progType: ebpf.Kprobe, context: Registers, builtins: []builtin.Var{builtin.ArgN, builtin.Func, builtin.Args},
 		userSpace: true, parse: parseUprobe(Uprobe), attach: attachUprobe,
-		list: &listing{inBinary: inBinaryFunctions("uprobe")}})
+		list: &listing{inBinary: inBinaryFunctions("uprobe"), params: uprobeParams}})
 	// A binary's functions are listed once, as uprobes, unless the
 	// pattern names uretprobe.
 	register(&provider{kind: Uretprobe, names: []string{"uretprobe", "ur"},
@@ -39,6 +39,9 @@ func parseUprobe(kind Kind) func(parts []string) ([]Probe, error) {
 		name = "uretprobe"
 	}
 	return func(parts []string) ([]Probe, error) {
+		if strings.Contains(parts[0], "@") && !fileExists(parts[0]) {
+			return parseSourceUprobe(kind, name, parts[0], parts[1:])
+		}
 		if len(parts) > 2 && parts[1] == "cpp" {
 			return parseCppUprobe(kind, name, parts[0], strings.Join(parts[2:], ":"))
 		}

@@ -12,5 +12,5 @@ import (
 func helperError(ev *codegen.Event, rec []byte) *output.HelperError {
 	return &output.HelperError{Helper: ev.Format,
 		Retcode: int64(binary.LittleEndian.Uint64(rec[ev.Offsets[0]:])),
-		Located: ev.Located, File: ev.Pos.Filename, Line: ev.Pos.Line, Column: ev.Pos.Column}
+		Located: ev.Located, Loc: ev.Loc}
 }

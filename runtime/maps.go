@@ -14,7 +14,7 @@ import (
 var aggKinds = map[sema.AggKind]output.Kind{
 	sema.AggCount: output.Count, sema.AggSum: output.Sum, sema.AggMin: output.Min,
 	sema.AggMax: output.Max, sema.AggAvg: output.Avg, sema.AggStats: output.Stats,
-	sema.AggHist: output.Hist, sema.AggLHist: output.LHist,
+	sema.AggHist: output.Hist, sema.AggLHist: output.LHist, sema.AggTSeries: output.TSeries,
 }
 
 // readMap reads a whole map and merges its per-CPU values.
@@ -29,6 +29,9 @@ func (r *run) readMap(l *codegen.MapLayout) (*output.Map, error) {
 	}
 	if l.Single {
 		return r.readSingle(l, om)
+	}
+	if v.Agg == sema.AggTSeries {
+		return r.readTSeries(l, om)
 	}
 	t := newTable(l, r.dec)
 	if err := t.read(m); err != nil {

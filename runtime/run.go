@@ -60,10 +60,16 @@ type Options struct {
 	// before what BEGIN sent is printed, as bpftrace tells its test
 	// runner.
 	Notify func()
+	// Bench runs the bench probes instead of attaching any (--mode
+	// bench).
+	Bench bool
 	// Flush, if set, writes out what the Printer buffers. It is called
 	// whenever the ring buffer is empty, so that output is batched
 	// while events pour in and still appears as soon as they stop.
 	Flush func() error
+	// NoWarnings silences the program's warnings: warnf() and those of
+	// its operations, such as a division by zero.
+	NoWarnings bool
 }
 
 // run is the state of one run.
@@ -109,6 +115,9 @@ type run struct {
 	stopOnce sync.Once
 	stopErr  error
 	keeper   *keeper // nil for a script of BEGIN and END only
+
+	// pcaps are skboutput()'s files, by name.
+	pcaps map[string]*output.Pcap
 }
 
 // Run loads, attaches and runs a compiled script until exit(), a signal,
@@ -116,6 +125,9 @@ type run struct {
 // The caller has checked privileges first (CheckPrivileges), before
 // compiling, which reads tracefs.
 func Run(out *codegen.Output, opts *Options) (code int, err error) {
+	if !opts.Bench && benchOnly(out) {
+		return 1, errBenchOnly
+	}
 	boot, err := bootTime()
 	if err != nil {
 		return 1, err
@@ -148,6 +160,9 @@ func Run(out *codegen.Output, opts *Options) (code int, err error) {
 	}
 	if r.rd, err = ringbuf.NewReader(r.coll.Maps["events"]); err != nil {
 		return 1, fmt.Errorf("open ring buffer: %w", err)
+	}
+	if opts.Bench {
+		return r.bench()
 	}
 
 	// Signals stop tracing; a second one exits at once.
@@ -329,7 +344,27 @@ func (r *run) setStart() error {
 		return err
 	}
 	r.globals.StartNs = uint64(ts.Nano())
+	r.globals.TaiOffset = taiOffset()
 	return r.coll.Maps["globals"].Update(uint32(0), &r.globals, ebpf.UpdateAny)
+}
+
+// taiOffset measures CLOCK_TAI minus CLOCK_BOOTTIME: a TAI reading
+// between two boot clock readings, from the closest of a few tries, so
+// that nsecs(sw_tai) is the boot clock plus it.
+func taiOffset() uint64 {
+	var offset, best int64 = 0, -1
+	for range 5 {
+		var b1, tai, b2 unix.Timespec
+		if unix.ClockGettime(unix.CLOCK_BOOTTIME, &b1) != nil ||
+			unix.ClockGettime(unix.CLOCK_TAI, &tai) != nil ||
+			unix.ClockGettime(unix.CLOCK_BOOTTIME, &b2) != nil {
+			return 0
+		}
+		if gap := b2.Nano() - b1.Nano(); best < 0 || gap < best {
+			best, offset = gap, tai.Nano()-(b1.Nano()+b2.Nano())/2
+		}
+	}
+	return uint64(offset)
 }
 
 // stopProbes stops every probe, once: it raises the flag that each
@@ -576,6 +611,7 @@ func (r *run) close() {
 	if r.coll != nil {
 		r.coll.Close()
 	}
+	r.closePcaps()
 }
 
 // loop handles events until exit(), a signal or the end of the child.
@@ -862,12 +898,18 @@ func (r *run) handle(rec []byte) error {
 			return p.Cat(string(b))
 		default:
 			b, _ := execShell(s)
-			return p.Syscall(strings.TrimSuffix(string(b), "\n"))
+			return p.Syscall(string(b))
 		}
 	case codegen.EvJoin:
 		return p.Join(joinRecord(rec[8:], ev.Format))
 	case codegen.EvWarning:
-		fmt.Fprint(r.opts.Stderr, ev.Format)
+		if !r.opts.NoWarnings {
+			fmt.Fprint(r.opts.Stderr, ev.Format)
+		}
+	case codegen.EvErrorf, codegen.EvWarnf:
+		return r.message(id, ev, args)
+	case codegen.EvSkbOutput:
+		return r.skbOutput(ev, rec)
 	case codegen.EvHelperError:
 		return p.HelperError(helperError(ev, rec))
 	case codegen.EvExit:

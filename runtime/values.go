@@ -97,6 +97,10 @@ func (d *decoder) value(t *sema.Type, b []byte) output.Value {
 		return output.Buffer(b[8 : 8+n])
 	case sema.Inet:
 		return output.Str(inet(le(b, 8), b[8:24]))
+	case sema.MacAddr:
+		return output.Str(macAddr(b))
+	case sema.CgroupPath:
+		return output.Str(cgroupPath(le(b, 8), t.Format))
 	case sema.Pointer:
 		return output.Pointer(le(b, 8))
 	case sema.Record:

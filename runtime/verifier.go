@@ -55,7 +55,7 @@ func (r *run) loadError(p *codegen.Program, err error) error {
 			at = src.Span
 		}
 	}
-	msg := fmt.Sprintf("the BPF verifier rejected the program of %s: %s", name, cause)
+	msg := fmt.Sprintf("the BPF verifier rejected the program of %s: %s%s", name, cause, helperNote(cause))
 	if r.opts.Verbose {
 		fmt.Fprintf(r.opts.Stderr, "verifier log of %s:\n%s\n", name, strings.Join(ve.Log, "\n"))
 	} else {

@@ -8,8 +8,8 @@ import (
 
 // zeroEntry is the entry print() shows for a map without keys that has
 // none (output.Map.Zero): the zero of its value type. Maps with keys,
-// hist and lhist, and values other than integers, strings and tuples or
-// records of them have none.
+// hist, lhist and tseries, and values other than integers, strings and
+// tuples or records of them have none.
 func (d *decoder) zeroEntry(l *codegen.MapLayout) *output.Entry {
 	if l.Key != nil {
 		return nil
@@ -24,7 +24,7 @@ func (d *decoder) zeroEntry(l *codegen.MapLayout) *output.Entry {
 		return nil
 	}
 	switch v.Agg {
-	case sema.AggHist, sema.AggLHist:
+	case sema.AggHist, sema.AggLHist, sema.AggTSeries:
 		return nil
 	case sema.AggCount:
 		return &output.Entry{Value: output.Uint(0)}

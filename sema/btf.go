@@ -146,7 +146,11 @@ func (c *checker) pointerType(te *ast.TypeExpr) *Type {
 	for i := 1; i < te.Ptr; i++ {
 		target = &btf.Pointer{Target: target}
 	}
-	return &Type{Kind: Pointer, Size: 8, BTF: target}
+	ptr := &Type{Kind: Pointer, Size: 8, BTF: target}
+	if isCompositeName(te.Name) {
+		return c.arrayOf(te, ptr) // struct Foo *[2]: pointers to struct Foo
+	}
+	return ptr
 }
 
 // recordField checks x->f or x.f on a pointer to a struct or union, or on

@@ -41,6 +41,13 @@ var builtins = map[Builtin]builtinSpec{
 	builtin.Ustack:  {typ: UStackT},
 	builtin.Ppid:    {typ: Uint32},
 	builtin.Pcomm:   {typ: StringType(16)},
+	// The standard library's.
+	builtin.Ctx:        {},
+	builtin.Username:   {},
+	builtin.Usermode:   {typ: IntType(1, false)},
+	builtin.Probetype:  {},
+	builtin.LeaderComm: {},
+	builtin.LeaderTid:  {},
 }
 
 // lookupBuiltin returns the builtin variable name spells, or builtin.None
@@ -94,6 +101,28 @@ const (
 	FUstack
 	FUsym
 	FUaddr
+	FTseries
+	FPton
+	FMacaddr
+	FCgroupPath
+	FPercpuKaddr
+	FSocketCookie
+	FSkboutput
+	FWriteUser
+	FReg
+	FErrorf
+	FWarnf
+	FDebugf
+	FPid
+	FTid
+	FStrlen
+	FStrerror
+	FSignalName
+	FSyscallName
+	FStrstr
+	FStrConcat
+	FMemcmp
+	FAssert
 )
 
 type funcSpec struct {
@@ -144,6 +173,32 @@ var funcs = [...]funcSpec{
 	FUstack:      {name: "ustack", minArgs: 0, maxArgs: 2},
 	FUsym:        {name: "usym", minArgs: 1, maxArgs: 1},
 	FUaddr:       {name: "uaddr", minArgs: 1, maxArgs: 1},
+	FTseries:     {name: "tseries", minArgs: 3, maxArgs: 4, agg: AggTSeries},
+
+	// Kernel and network helpers, and runtime messages. write_user
+	// needs --unsafe too, with its own message.
+	FPton:         {name: "pton", minArgs: 1, maxArgs: 1},
+	FMacaddr:      {name: "macaddr", minArgs: 1, maxArgs: 1},
+	FCgroupPath:   {name: "cgroup_path", minArgs: 1, maxArgs: 2},
+	FPercpuKaddr:  {name: "percpu_kaddr", minArgs: 1, maxArgs: 2},
+	FSocketCookie: {name: "socket_cookie", minArgs: 1, maxArgs: 1},
+	FSkboutput:    {name: "skboutput", minArgs: 4, maxArgs: 4},
+	FWriteUser:    {name: "write_user", minArgs: 3, maxArgs: 3},
+	FReg:          {name: "reg", minArgs: 1, maxArgs: 1},
+	FErrorf:       {name: "errorf", minArgs: 1, maxArgs: 128},
+	FWarnf:        {name: "warnf", minArgs: 1, maxArgs: 128},
+	FDebugf:       {name: "debugf", minArgs: 1, maxArgs: 128},
+	// The standard library's.
+	FPid:         {name: "pid", minArgs: 0, maxArgs: 1},
+	FTid:         {name: "tid", minArgs: 0, maxArgs: 1},
+	FStrlen:      {name: "strlen", minArgs: 1, maxArgs: 1},
+	FStrerror:    {name: "strerror", minArgs: 1, maxArgs: 1},
+	FSignalName:  {name: "signal_name", minArgs: 1, maxArgs: 1},
+	FSyscallName: {name: "syscall_name", minArgs: 1, maxArgs: 1},
+	FStrstr:      {name: "strstr", minArgs: 2, maxArgs: 2},
+	FStrConcat:   {name: "str_concat", minArgs: 2, maxArgs: 2},
+	FMemcmp:      {name: "memcmp", minArgs: 3, maxArgs: 3},
+	FAssert:      {name: "assert", minArgs: 2, maxArgs: 2},
 }
 
 // JoinArgs and JoinArgSize bound join(): the elements read, and the bytes
@@ -154,7 +209,8 @@ const (
 )
 
 // Clocks are the kernel clocks nsecs(clock) reads; nsecs alone reads boot.
-var Clocks = []string{"boot", "monotonic", "tai"}
+// sw_tai is the boot clock plus TAI's offset from it, measured at start.
+var Clocks = []string{"boot", "monotonic", "tai", "sw_tai"}
 
 func lookupFunc(name string) Func {
 	for f := FPrintf; int(f) < len(funcs); f++ {

@@ -4,8 +4,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/cilium/ebpf/btf"
-
 	"golang.org/x/sys/unix"
 
 	"gtrace/lang/ast"
@@ -17,6 +15,9 @@ import (
 func (c *checker) call(call *ast.Call) *Type {
 	f := lookupFunc(call.Name)
 	if f == NoFunc {
+		if t, ok := c.stdlibCall(call); ok {
+			return t
+		}
 		c.errorf(call, "Unknown function: %s", call.Name)
 		return nil
 	}
@@ -155,13 +156,14 @@ func (c *checker) call(call *ast.Call) *Type {
 			c.errorf(call, "uaddr() can only be used in uprobe and uretprobe probes")
 			return nil
 		}
-		addr, err := symbol.Address(c.prog.Probe.Target, name.Value)
+		addr, size, err := symbol.Symbol(c.prog.Probe.Target, name.Value)
 		if err != nil {
 			c.errorf(args[0], "uaddr(): %v", err)
 			return nil
 		}
 		c.prog.Consts[call] = int64(addr)
-		return &Type{Kind: Pointer, Size: 8, BTF: &btf.Void{}}
+		c.uaddrBias(call)
+		return &Type{Kind: Pointer, Size: 8, BTF: symbolPointee(size)}
 	case FStrcontains:
 		a, b := c.expr(args[0]), c.expr(args[1])
 		if a.Kind != String || b.Kind != String {
@@ -201,8 +203,9 @@ func (c *checker) call(call *ast.Call) *Type {
 		c.prog.Types[m] = VoidT
 		if f == FLen {
 			mi := c.info.Maps[m.Name]
-			// A histogram keeps an entry per bucket: no count of keys.
-			if v := mi.Value; v != nil && (v.Agg == AggHist || v.Agg == AggLHist) {
+			// A histogram keeps an entry per bucket, a tseries per
+			// interval: no count of keys.
+			if v := mi.Value; v != nil && (v.Agg == AggHist || v.Agg == AggLHist || v.Agg == AggTSeries) {
 				c.errorf(args[0], "len() can not count the keys of %s, a %s() map", m.Name, v.Agg)
 			} else if !c.quiet && mi.Key == nil && !mi.keyUnknown && mi.Value != nil {
 				c.errorf(call, "call to len() expects a map with explicit keys (non-scalar map)")
@@ -230,8 +233,12 @@ func (c *checker) call(call *ast.Call) *Type {
 		}
 		c.prog.Types[id] = VoidT
 		return Uint64
+	case FPton, FMacaddr, FCgroupPath, FPercpuKaddr, FSocketCookie, FSkboutput, FWriteUser, FReg, FErrorf, FWarnf, FDebugf:
+		return c.netCall(call, f)
 	case FBuf:
 		return c.buf(call)
+	case FPid, FTid, FStrlen, FStrerror, FSignalName, FSyscallName, FStrstr, FStrConcat, FMemcmp, FAssert:
+		return c.stdlibFunc(call, f)
 	case FNtop:
 		return c.ntop(call)
 	case FJoin:

@@ -31,6 +31,9 @@ func (c *checker) lookupType(name string) (btf.Type, error) {
 	if t, ok := c.ctypes.types[name]; ok {
 		return t, nil
 	}
+	if t, ok := c.userType(name); ok {
+		return t, nil
+	}
 	return c.opts.KernelType(name)
 }
 

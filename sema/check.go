@@ -45,6 +45,9 @@ type Options struct {
 	// Kaddr finds a kernel symbol's address for kaddr(); the running
 	// kernel's /proc/kallsyms when nil.
 	Kaddr func(name string) (uint64, bool)
+	// KernelVar finds the BTF type id of a kernel variable, for
+	// percpu_kaddr(); kernel.KernelVar when nil.
+	KernelVar func(name string) (btf.TypeID, error)
 	// HasKprobes says whether kprobes can attach; kernel.HasKprobes
 	// when nil.
 	HasKprobes func() bool
@@ -90,6 +93,9 @@ func Check(prog *ast.Program, opts *Options) (*Info, diag.List) {
 	if c.opts.Kaddr == nil {
 		c.opts.Kaddr = (&symbol.Kernel{}).Addr
 	}
+	if c.opts.KernelVar == nil {
+		c.opts.KernelVar = kernel.KernelVar
+	}
 	if c.opts.HasKprobes == nil {
 		c.opts.HasKprobes = kernel.HasKprobes
 	}
@@ -99,6 +105,7 @@ func Check(prog *ast.Program, opts *Options) (*Info, diag.List) {
 	c.declareCTypes(prog)
 	c.declareMaps(prog)
 	c.expand(prog)
+	c.checkBenchNames()
 	if c.errs.HasErrors() {
 		return nil, c.sorted()
 	}
@@ -125,6 +132,7 @@ func Check(prog *ast.Program, opts *Options) (*Info, diag.List) {
 		c.info.MapNames = append(c.info.MapNames, name)
 	}
 	sort.Strings(c.info.MapNames)
+	c.checkDummyTSMap()
 	if c.errs.HasErrors() {
 		return nil, c.sorted()
 	}
@@ -291,7 +299,8 @@ func (c *checker) checkProgs() {
 			Types: map[ast.Expr]*Type{}, Vars: map[*ast.Var]*Variable{},
 			Builtins: map[*ast.Ident]Builtin{}, Funcs: map[*ast.Call]Func{},
 			Args: map[*ast.Field]*ArgField{}, Consts: map[ast.Expr]int64{},
-			Members: map[*ast.Field]Member{}, Stands: map[ast.Expr]ast.Expr{}}
+			Members: map[*ast.Field]Member{}, Stands: map[ast.Expr]ast.Expr{},
+			Expanded: map[*ast.Call][]token.Span{}}
 		c.prog = p
 		c.scopes = []map[string]*Variable{{}}
 		if p.Node.Pred != nil {
@@ -652,6 +661,9 @@ func (c *checker) mapAssign(m *ast.Map, t *Type, s *ast.AssignStmt, reported boo
 			mi.Value.Agg == AggHist && mi.Value.HistBits != t.HistBits {
 			c.errorf(s, "Different parameters for %s of %s", t.Agg, m.Name)
 		}
+		if mi.Value.Agg == AggTSeries {
+			mi.Value = c.sameTSeries(s, mi.Value, t)
+		}
 	case !c.assignable(mi.Value, t):
 		c.errorf(s, "Type mismatch for %s: trying to assign value of type '%s' when map already contains a value of type '%s'", m.Name, t, mi.Value)
 	default:
@@ -719,7 +731,7 @@ func (c *checker) keyType(t *Type, e ast.Expr) *Type {
 		return Slot(t)
 	case Bool:
 		return BoolT
-	case String, Tuple, KStack, UStack, Ksym, Usym, Timestamp, Buffer, Inet, Array, Pointer, Record, Invalid:
+	case String, Tuple, KStack, UStack, Ksym, Usym, Timestamp, Buffer, Inet, Array, Pointer, Record, MacAddr, Invalid:
 		return t
 	}
 	c.errorf(e, "Value of type '%s' can not be used as a map key", t)
@@ -1114,6 +1126,9 @@ func (c *checker) wantInt(e ast.Expr, t *Type) {
 func (c *checker) ident(e *ast.Ident) *Type {
 	b := lookupBuiltin(e.Name)
 	if b == builtin.None {
+		if t, ok := c.stdlibIdent(e); ok {
+			return t
+		}
 		if v, ok := c.enumValue(e.Name); ok {
 			c.prog.Consts[e] = v
 			if enum := c.ctypes.enumOf[e.Name]; enum != nil {
@@ -1140,8 +1155,7 @@ func (c *checker) ident(e *ast.Ident) *Type {
 	}
 	switch b {
 	case builtin.Args:
-		c.errorf(e, "The args builtin must be followed by a field, such as args.%s", "name")
-		return nil
+		return c.wholeArgs(e)
 	case builtin.Func:
 		if c.prog.Probe.Funcs != nil {
 			return StringType(c.prog.Probe.NameSize())
@@ -1174,6 +1188,8 @@ func (c *checker) ident(e *ast.Ident) *Type {
 		}
 		return c.stands(e, &ast.Cast{At: e.At, Type: &ast.TypeExpr{At: e.At, Name: "uint32"},
 			X: &ast.Field{At: e.At, Arrow: true, Name: "pid", X: parent}})
+	case builtin.Ctx, builtin.Username, builtin.Probetype, builtin.LeaderComm, builtin.LeaderTid:
+		return c.stdlibBuiltin(e, b)
 	case builtin.Curtask:
 		if task, err := c.lookupType("struct task_struct"); err == nil {
 			return &Type{Kind: Pointer, Size: 8, BTF: task}
@@ -1205,6 +1221,9 @@ func (c *checker) field(e *ast.Field) *Type {
 				if f.Type == nil {
 					c.errorf(e, "args.%s has a type gtrace can not read", e.Name)
 					return nil
+				}
+				if f.From == UprobeArg {
+					return c.registerArg(e, f)
 				}
 				c.prog.Args[e] = f
 				return f.Type
@@ -1322,6 +1341,9 @@ func (c *checker) aggregation(call *ast.Call, f Func) *Type {
 		return &Type{Kind: Invalid}
 	}
 	c.prog.Funcs[call] = f
+	if f == FTseries {
+		return c.tseries(call)
+	}
 	t := &Type{Kind: Agg, Agg: f.Agg()}
 	for _, a := range call.Args {
 		c.wantInt(a, c.expr(a))

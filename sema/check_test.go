@@ -14,7 +14,7 @@ import (
 func fakeOptions(cfg Config) *Options {
 	return &Options{Config: cfg, Expand: fakekernel.Expand, Format: fakekernel.Format,
 		KernelType: fakekernel.KernelType, EnumValue: fakekernel.EnumValue, Func: fakekernel.Func,
-		Kaddr: fakekernel.Kaddr, HasKprobes: fakekernel.HasKprobes, Traceable: fakekernel.Traceable}
+		Kaddr: fakekernel.Kaddr, KernelVar: fakekernel.KernelVar, HasKprobes: fakekernel.HasKprobes, Traceable: fakekernel.Traceable}
 }
 
 func check(t *testing.T, src string, unsafe bool) (*Info, string) {
@@ -105,7 +105,7 @@ func TestCheckErrors(t *testing.T) {
 		{`BEGIN { $b = buf(1); }`, "buf() needs a length when reading through a pointer"},
 		{`BEGIN { $b = buf("abc", $1 + 1); }`, "buf(): the length of an array must be a constant integer"},
 		{`BEGIN { $a = ntop("a"); }`, "ntop() expects an integer or an array of 4 or 16 bytes, got 'string[2]'"},
-		{`BEGIN { $t = nsecs(sw_tai); }`, "nsecs() takes a clock: boot, monotonic, tai"},
+		{`BEGIN { $t = nsecs(utc); }`, "nsecs() takes a clock: boot, monotonic, tai, sw_tai"},
 		{`BEGIN { $f = "%H"; $t = strftime($f, nsecs); }`, "strftime() expects a string literal as its format"},
 		{`BEGIN { join("a b"); }`, "join() expects a pointer to an array of strings, got 'string[4]'"},
 		{`BEGIN { $t = (1, 2); $c = $t[0]; }`, "The [] operator can not be used on a value of type '(int64,int64)'"},

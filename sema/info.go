@@ -33,6 +33,9 @@ type Info struct {
 	MapNames []string
 	// Progs lists one entry per concrete probe, in source order.
 	Progs []*Prog
+	// DummyTSMap is the map tseries() reads its time from, for tests
+	// (DummyTSMapEnv); "" for the clock.
+	DummyTSMap string
 }
 
 // MapInfo describes one map.
@@ -75,8 +78,14 @@ type Prog struct {
 	// for, such as ppid's (uint32)curtask->real_parent->pid, or *&$x's
 	// $x, which code generation generates in its place.
 	Stands map[ast.Expr]ast.Expr
+	// Expanded holds, for each errorf() and warnf(), the macro calls it
+	// was expanded from, innermost last.
+	Expanded map[*ast.Call][]token.Span
 	// Retval is where fexit finds the return value; nil elsewhere.
 	Retval *ArgField
+	// ProbeVaddr is a uprobe's link-time address in a position-independent
+	// file, from which uaddr() finds where the file is loaded; 0 elsewhere.
+	ProbeVaddr uint64
 }
 
 // Variable is one declared scratch variable.
@@ -110,4 +119,5 @@ const (
 	SyscallArg                  // a syscall argument, from the saved registers
 	SyscallNr                   // the syscall's number
 	SyscallRet                  // the syscall's return value
+	UprobeArg                   // a uprobe's argument: (Type)argN, N in Arg
 )

@@ -56,17 +56,11 @@ func (c *checker) sizeof(e *ast.Sizeof) *Type {
 // offsetof checks offsetof(struct T, a.b) and records the byte offset of
 // the field, through nested and anonymous members.
 func (c *checker) offsetof(e *ast.Offsetof) *Type {
-	if e.Type == nil || e.Type.Ptr > 0 || !isCompositeName(e.Type.Name) {
-		c.errorf(e, "offsetof() expects a struct or union type, such as offsetof(struct task_struct, pid)")
-		return nil
-	}
-	t, err := c.lookupType(e.Type.Name)
-	if err != nil {
-		c.errorf(e.Type, "%v", err)
+	t, name, ok := c.offsetofBase(e)
+	if !ok {
 		return nil
 	}
 	var bits btf.Bits
-	name := e.Type.Name
 	for _, f := range e.Field {
 		m, off, ok := member(t, f)
 		if !ok {

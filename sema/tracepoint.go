@@ -119,6 +119,12 @@ func (c *checker) probeArgs() ([]*ArgField, error) {
 		}
 		return fa.params, nil
 	}
+	switch c.prog.Probe.Kind {
+	case probe.Uprobe:
+		return c.uprobeArgs()
+	case probe.RawTracepoint:
+		return c.rawTracepointArgs()
+	}
 	format, err := c.opts.Format(c.prog.Probe.Target, c.prog.Probe.Event)
 	if err != nil {
 		return nil, err

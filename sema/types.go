@@ -35,6 +35,11 @@ const (
 	Record
 	UStack // a user stack: a stack id, then the process id
 	Usym   // usym(): a user address, then the process id
+	// MacAddr is macaddr()'s six bytes.
+	MacAddr
+	// CgroupPath is cgroup_path()'s cgroup id, found in the cgroup
+	// hierarchies that Format matches when printed.
+	CgroupPath
 )
 
 // AggKind says which aggregation a map holds.
@@ -51,9 +56,10 @@ const (
 	AggStats
 	AggHist
 	AggLHist
+	AggTSeries
 )
 
-var aggNames = [...]string{"", "count", "sum", "min", "max", "avg", "stats", "hist", "lhist"}
+var aggNames = [...]string{"", "count", "sum", "min", "max", "avg", "stats", "hist", "lhist", "tseries"}
 
 func (a AggKind) String() string { return aggNames[a] }
 
@@ -68,6 +74,7 @@ type Type struct {
 	// min, max and step, checked to be constants.
 	HistBits          int64
 	LMin, LMax, LStep int64
+	TSeries           *TSeries // tseries()'s parameters
 	Format            string   // a Timestamp's strftime format; a stack's mode
 	Len               int      // an Array's element count; a stack's frame limit
 	BTF               btf.Type // a Pointer's target, a Record's type
@@ -273,6 +280,10 @@ func (t *Type) String() string {
 		return "timestamp"
 	case Inet:
 		return "inet"
+	case MacAddr:
+		return "macaddr_t"
+	case CgroupPath:
+		return "cgroup_path_t"
 	case Array:
 		return fmt.Sprintf("%s[%d]", t.Elems[0], t.Len)
 	case Pointer:

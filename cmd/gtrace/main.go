@@ -18,6 +18,7 @@ import (
 	"gtrace/output"
 	"gtrace/runtime"
 	"gtrace/sema"
+	"gtrace/symbol"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -42,6 +43,8 @@ OPTIONS:
     -p, --pid PID  trace only process PID; exit when it exits
     -I DIR         add DIR to the directories searched by #include
     --include FILE include FILE before the program
+    --debuginfo DIR[:DIR]
+                   search DIR for the debug files of stripped binaries
     -f FORMAT      output format: text (default) or json
     -o, --output FILE
                    write output to FILE
@@ -64,9 +67,13 @@ OPTIONS:
                    activate USDT semaphores by file (what gtrace always does)
     --no-feature FEATURE[,FEATURE]
                    do not use kprobe_multi (kprobe_session, uprobe_multi: unused)
+    --no-warnings  disable all warning messages
     --no-fusion    run each syscall tracepoint as itself, not fused into the
                    raw_syscalls dispatchers (for comparing the two)
     --stats        print what each probe cost at exit: runs, run time, lost events
+    --mode bench, --bench
+                   run the bench: probes, each many times over, and print their
+                   mean time per run; attach nothing
     --info         print which kernel BPF features gtrace can use
     -h, --help     show this help
     -V, --version  print the bpftrace version gtrace follows, and its own
@@ -104,6 +111,9 @@ type options struct {
 	probeFilter *regexp.Regexp
 	emitELF     string
 	noFeature   map[string]bool
+	mode        string // --mode: "bench" or ""
+	noWarnings  bool
+	debugDirs   []string
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -137,6 +147,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "ERROR: %v\n\n%s", err, usage)
 		return 1
 	}
+	symbol.DebugDirs = opts.debugDirs
 	if opts.list {
 		return list(opts, stdout, stderr)
 	}
@@ -223,8 +234,11 @@ func parseArgs(args []string) (*options, error) {
 		case a == "-v" || a == "--verbose":
 			o.verbose = true
 		case a == "-k" || a == "--warnings":
-			if o.warnings {
+			switch {
+			case o.warnings:
 				err = plainError{errors.New("USAGE: -kk has been deprecated. Use a single -k for runtime warnings for errors in map lookups and probe reads.")}
+			case o.noWarnings:
+				err = plainError{errors.New("USAGE: -k, --warnings conflicts with --no-warnings")}
 			}
 			o.warnings = true
 		case a == "-B":
@@ -260,6 +274,8 @@ func parseArgs(args []string) (*options, error) {
 			}
 		case a == "-dd":
 			err = fmt.Errorf("USAGE: invalid option for -d: d (bpftrace 0.17's -dd, its most verbose debug output, is gone: -d takes a stage, one of %s)", validStages)
+		case a == "--debuginfo" || strings.HasPrefix(a, "--debuginfo="):
+			o.debugDirs, err = debugDirs(o.debugDirs, a, value)
 		case a == "--dry-run":
 			o.dryRun = true
 		case a == "--unsafe":
@@ -268,6 +284,20 @@ func parseArgs(args []string) (*options, error) {
 			o.noFusion = true
 		case a == "--stats":
 			o.stats = true
+		case a == "--mode":
+			var s string
+			if s, err = value(); err == nil {
+				err = o.setMode(s)
+			}
+		case strings.HasPrefix(a, "--mode="):
+			err = o.setMode(strings.TrimPrefix(a, "--mode="))
+		case a == "--bench":
+			err = o.setBench()
+		case a == "--no-warnings":
+			o.noWarnings = true
+			if o.warnings {
+				err = plainError{errors.New("USAGE: -k, --warnings conflicts with --no-warnings")}
+			}
 		case a == "--":
 			o.params = append(o.params, args[i+1:]...)
 			i = len(args)
@@ -416,7 +446,7 @@ func trace(o *options, stdout, stderr io.Writer) error {
 	if err != nil {
 		return rendered(stderr, err)
 	}
-	if prog.Warnings != nil {
+	if prog.Warnings != nil && !o.noWarnings {
 		prog.Warnings.Render(stderr)
 	}
 	if o.probeFilter != nil {
@@ -449,7 +479,8 @@ func trace(o *options, stdout, stderr io.Writer) error {
 	}
 	ropts := &runtime.Options{Printer: printer, Stderr: stderr, Verbose: o.verbose,
 		MissingProbes: prog.Info.Config.MissingProbes,
-		DryRun:        o.dryRun, Quiet: o.quiet, Stats: o.stats, Flush: flushIdle}
+		DryRun:        o.dryRun, Quiet: o.quiet, Stats: o.stats, Flush: flushIdle, Bench: o.mode == "bench",
+		NoWarnings: o.noWarnings}
 	if os.Getenv("__BPFTRACE_NOTIFY_PROBES_ATTACHED") != "" {
 		// bpftrace's own test runner sets this to learn when the probes
 		// are attached; gtrace says so the same way.

@@ -106,6 +106,8 @@ func TestParseArgsErrors(t *testing.T) {
 		{"-d"},
 		{"--bogus", "-e", "x"},
 		{"-kk", "-e", "x"},
+		{"-k", "--no-warnings", "-e", "x"},
+		{"--no-warnings", "-k", "-e", "x"},
 		{"-B", "sometimes", "-e", "x"},
 		{"--no-feature", "kprobe_multi,fast", "-e", "x"},
 		{"--probe-filter", "[invalid", "-e", "x"},

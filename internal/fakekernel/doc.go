@@ -8,7 +8,7 @@
 //	info, errs := sema.Check(prog, &sema.Options{Config: cfg,
 //		Expand: fakekernel.Expand, Format: fakekernel.Format,
 //		KernelType: fakekernel.KernelType, EnumValue: fakekernel.EnumValue,
-//		Func: fakekernel.Func, Kaddr: fakekernel.Kaddr,
+//		Func: fakekernel.Func, Kaddr: fakekernel.Kaddr, KernelVar: fakekernel.KernelVar,
 //		HasKprobes: fakekernel.HasKprobes, Traceable: fakekernel.Traceable})
 //
 // The package does not import sema, whose own tests use it.

@@ -82,14 +82,18 @@ func types() map[string]btf.Type {
 		{Name: "f_flags", Type: u32},
 		{Name: "f_pos", Type: &btf.Typedef{Name: "loff_t", Type: &btf.Int{Name: "long long", Size: 8, Encoding: btf.Signed}}, Offset: 64}}}
 	kind := &btf.Enum{Name: "pair_kind", Size: 4, Values: []btf.EnumValue{{Name: "PAIR_A", Value: 1}, {Name: "PAIR_B", Value: 2}}}
-	// A task with what ppid and pcomm read: its parent, id and name.
-	task := &btf.Struct{Name: "task_struct", Size: 32}
+	// A task with what ppid, pcomm, leader_tid and leader_comm read:
+	// its parent, thread group leader, id and name.
+	task := &btf.Struct{Name: "task_struct", Size: 40}
 	task.Members = []btf.Member{{Name: "pid", Type: &btf.Typedef{Name: "pid_t", Type: i32}},
 		{Name: "real_parent", Type: &btf.Pointer{Target: task}, Offset: 64},
-		{Name: "comm", Type: &btf.Array{Type: &btf.Int{Name: "char", Size: 1, Encoding: btf.Char}, Nelems: 16}, Offset: 128}}
-	return map[string]btf.Type{"struct pair": pair, "struct inner": inner, "struct file": file, "enum pair_kind": kind,
+		{Name: "comm", Type: &btf.Array{Type: &btf.Int{Name: "char", Size: 1, Encoding: btf.Char}, Nelems: 16}, Offset: 128},
+		{Name: "group_leader", Type: &btf.Pointer{Target: task}, Offset: 256}}
+	m := map[string]btf.Type{"struct pair": pair, "struct inner": inner, "struct file": file, "enum pair_kind": kind,
 		"struct task_struct": task,
 		"size_t":             &btf.Typedef{Name: "size_t", Type: &btf.Int{Name: "unsigned long", Size: 8}}}
+	addNetTypes(m)
+	return m
 }
 
 // KernelType finds a struct, union or enum of the fake kernel by its C
@@ -112,8 +116,15 @@ func EnumValue(name string) (int64, bool) {
 }
 
 // Func finds a function of the fake kernel for fentry and fexit:
-// vfs_read or vfs_write.
+// vfs_read, vfs_write or tcp_v4_connect; or a raw tracepoint's, for its
+// args.
 func Func(name string) (*btf.Func, error) {
+	if name == "tcp_v4_connect" {
+		return tcpConnect(), nil
+	}
+	if fn, ok := rawTracepointFunc(name); ok {
+		return fn, nil
+	}
 	if name != "vfs_read" && name != "vfs_write" {
 		return nil, fmt.Errorf("function %s is not in the kernel's BTF", name)
 	}
@@ -134,9 +145,12 @@ func Func(name string) (*btf.Func, error) {
 // JiffiesAddr is the address Kaddr gives jiffies.
 const JiffiesAddr = 0xffffffff82000000
 
-// Kaddr finds a kernel symbol's address: the fake kallsyms has only
-// jiffies.
-func Kaddr(name string) (uint64, bool) { return JiffiesAddr, name == "jiffies" }
+// Kaddr finds a kernel symbol's address: the fake kallsyms has jiffies
+// and the per-CPU variables of KernelVar, all at one address.
+func Kaddr(name string) (uint64, bool) {
+	_, err := KernelVar(name)
+	return JiffiesAddr, name == "jiffies" || err == nil
+}
 
 // HasKprobes says that the fake kernel has kprobes.
 func HasKprobes() bool { return true }

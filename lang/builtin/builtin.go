@@ -41,6 +41,9 @@ const (
 	Usermode
 	Ppid  // the parent's pid
 	Pcomm // the parent's comm
+	Probetype
+	LeaderComm // the comm of the thread group's leader
+	LeaderTid  // the thread id of the thread group's leader
 )
 
 var names = [...]string{
@@ -72,11 +75,22 @@ var names = [...]string{
 	Usermode: "usermode",
 	Ppid:     "ppid",
 	Pcomm:    "pcomm",
+	// The standard library's.
+	Probetype:  "probetype",
+	LeaderComm: "leader_comm",
+	LeaderTid:  "leader_tid",
 }
 
 // Lookup returns the builtin variable name spells, or None. arg0, arg1
-// and so on are all ArgN; Index returns their number.
+// and so on are all ArgN; Index returns their number. __builtin_NAME is
+// NAME, as bpftrace's standard library spells its builtins.
 func Lookup(name string) Var {
+	if base, ok := strings.CutPrefix(name, Prefix); ok {
+		if v := Lookup(base); v != ArgN && v != SargN && !strings.HasPrefix(base, Prefix) {
+			return v
+		}
+		return None
+	}
 	if _, ok := Index(name); ok {
 		if strings.HasPrefix(name, "s") {
 			return SargN
@@ -91,10 +105,13 @@ func Lookup(name string) Var {
 	return None
 }
 
+// Prefix starts the names bpftrace keeps for its own builtins.
+const Prefix = "__builtin_"
+
 // Reserved reports whether name is a builtin variable or in the
 // __builtin_ namespace that bpftrace keeps for its own.
 func Reserved(name string) bool {
-	return Lookup(name) != None || strings.HasPrefix(name, "__builtin_")
+	return Lookup(name) != None || strings.HasPrefix(name, Prefix)
 }
 
 // Index returns N for argN and sargN: at most two decimal digits.

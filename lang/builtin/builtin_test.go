@@ -19,6 +19,12 @@ func TestLookup(t *testing.T) {
 		{"sargN", None},
 		{"pidx", None},
 		{"", None},
+		{"__builtin_comm", Comm},
+		{"__builtin_probetype", Probetype},
+		{"__builtin_arg0", None},
+		{"__builtin___builtin_comm", None},
+		{"__builtin_x", None},
+		{"leader_comm", LeaderComm},
 	}
 	for _, tt := range tests {
 		if got := Lookup(tt.name); got != tt.want {
@@ -48,5 +54,15 @@ func TestReserved(t *testing.T) {
 		if got := Reserved(name); got != want {
 			t.Errorf("Reserved(%q) = %v, want %v", name, got, want)
 		}
+	}
+}
+
+func TestDeclareFuncs(t *testing.T) {
+	if IsFunc("test_only_func") {
+		t.Fatal("test_only_func is a function before its declaration")
+	}
+	DeclareFuncs("test_only_func")
+	if !IsFunc("test_only_func") {
+		t.Error("test_only_func is no function after its declaration")
 	}
 }

@@ -111,9 +111,10 @@ type shared struct {
 	opts     *Options
 	errs     diag.List
 	macros   map[string]*macro
-	active   map[string]int // macros being expanded, which must not recurse
-	calls    int            // macro invocations so far
-	includes int            // files included so far
+	active   map[string]int  // macros being expanded, which must not recurse
+	calls    int             // macro invocations so far
+	includes int             // files included so far
+	imported map[string]bool // files imported so far, by absolute path
 }
 
 // Preprocess runs the preprocessor over f; opts may be nil. It always
@@ -123,7 +124,7 @@ func Preprocess(f *token.File, opts *Options) (res *Result, errs diag.List) {
 	if opts == nil {
 		opts = &Options{}
 	}
-	sh := &shared{opts: opts, macros: map[string]*macro{}, active: map[string]int{}}
+	sh := &shared{opts: opts, macros: map[string]*macro{}, active: map[string]int{}, imported: map[string]bool{}}
 	// bpftrace passes -DBPFTRACE_HAVE_BTF to clang when the kernel has BTF,
 	// which gtrace needs anyway.
 	sh.macros["BPFTRACE_HAVE_BTF"] = &macro{name: "BPFTRACE_HAVE_BTF", body: []tok{{kind: tNumber, text: "1"}}}
@@ -189,6 +190,8 @@ func (p *pp) run() {
 			} else if kind == token.CPREPROC {
 				p.errorf(sp, "a preprocessor directive must be at the start of a line")
 			}
+		case kind == token.IDENT && lit == "import" && p.lineStart(int(sp.Start)):
+			p.importStmt(sp)
 		case kind == token.IDENT || kind.IsKeyword():
 			p.expandText(lit, sp)
 		}

@@ -21,6 +21,9 @@ type Error struct {
 	// of the macro it is in, printed after it as diagnostics of its
 	// kind. A note's Warning and Notes are not used.
 	Notes []*Error
+	// Brief prints only the located first line, without the source:
+	// the message of errorf() and warnf() at their call.
+	Brief bool
 }
 
 func (e *Error) Error() string { return e.Msg }
@@ -127,6 +130,9 @@ func render(w io.Writer, f *token.File, e *Error, warning bool) {
 		return
 	}
 	fmt.Fprintf(w, "%s:%d:%d-%d: %s: %s\n", f.Name, begin.Line, begin.Column, end.Column, kind, e.Msg)
+	if e.Brief {
+		return
+	}
 	line := f.Line(begin.Line)
 	var src, mark strings.Builder
 	for i := 0; i < len(line); i++ {

@@ -183,7 +183,7 @@ func (x *expander) call(n ast.Expr, name string, args []ast.Expr, s *site) ast.E
 	if m == nil {
 		// bpftrace's standard library defines its builtins as macros,
 		// which a call that no macro of the script matches gets.
-		if builtin.Lookup(name) == builtin.None {
+		if builtin.Lookup(name) == builtin.None && !builtin.IsFunc(name) {
 			x.mismatch(n, name, args, closest[0])
 		}
 		return keep()

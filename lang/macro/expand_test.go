@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"gtrace/lang/ast"
+	"gtrace/lang/builtin"
 	"gtrace/lang/diag"
 	"gtrace/lang/parser"
 	"gtrace/lang/token"
@@ -28,6 +29,7 @@ func expand(t *testing.T, src string) (string, string) {
 }
 
 func TestExpand(t *testing.T) {
+	builtin.DeclareFuncs("strlen") // as the checker does
 	tests := []struct{ name, src, want string }{
 		{"variable by reference",
 			`macro inc($x) { $x += 1; $x } BEGIN { $a = 1; $b = inc($a); }`,
@@ -71,6 +73,9 @@ func TestExpand(t *testing.T) {
 		{"builtins kept when no macro matches",
 			`macro cpu(x) { x } BEGIN { print((cpu, cpu(2))); }`,
 			"print((cpu,{ 2 }));"},
+		{"functions kept when no macro matches",
+			`macro strlen(x, y) { x } BEGIN { print((strlen("a"), strlen(1, 2))); }`,
+			`print((strlen("a"),{ 1 }));`},
 		{"parameters before macros",
 			`macro add() { 2 } macro ident(add) { add } BEGIN { print(ident(1)); }`,
 			"print({ 1 });"},

@@ -19,7 +19,7 @@ type Scanner struct {
 	depth int        // brace nesting
 	start bool       // at depth 0, the next token may begin a probe
 	prev  token.Kind // the kind of the last token returned
-	decl  bool       // in a top-level map declaration
+	decl  bool       // in a top-level map declaration or import
 }
 
 // Init prepares s to scan f from the beginning, reporting problems to errs.
@@ -71,6 +71,11 @@ func (s *Scanner) scan() (token.Kind, string, token.Span) {
 			case word == "macro" && isLetter(s.byteAfterSpace(s.off+len(word))):
 				// A macro definition, `macro name(args) { ... }`.
 				s.start = false
+				return s.scanNormal(begin, c)
+			case word == "import" && s.byteAfterSpace(s.off+len(word)) == '"':
+				// `import "file";`, which the preprocessor reads: its
+				// semicolon ends it.
+				s.start, s.decl = false, true
 				return s.scanNormal(begin, c)
 			case word == "let" && s.byteAfterSpace(s.off+len(word)) == '@':
 				// A map declaration, `let @a = hash(10);`: its
@@ -295,7 +300,7 @@ func (s *Scanner) scanNormal(begin int, c byte) (token.Kind, string, token.Span)
 			s.depth--
 		}
 		s.start = s.depth == 0
-	case token.RPAREN:
+	case token.RPAREN, token.SEMI:
 		if s.decl && s.depth == 0 {
 			s.start, s.decl = true, false
 		}

@@ -72,6 +72,8 @@ func TestScan(t *testing.T) {
 		{"struct:probe {}", "probe(struct:probe) { }"},
 		{"config = { a = 1 }\nBEGIN {}", "config = { ident(a) = int(1) } probe(BEGIN) { }"},
 		{"config:x {}", "probe(config:x) { }"},
+		{"import \"a.bt\";\nimport \"b\"; BEGIN {}", `ident(import) str("a.bt") ; ident(import) str("b") ; probe(BEGIN) { }`},
+		{"import:x {}", "probe(import:x) { }"},
 		{"// c\nBEGIN /* c */ { // c\n }", "probe(BEGIN) { }"},
 		{"BEGIN { $x $1 $# $12 @ @m @_x1 }",
 			"probe(BEGIN) { var($x) pos($1) pos($#) pos($12) map(@) map(@m) map(@_x1) }"},
