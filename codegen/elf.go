@@ -2,6 +2,7 @@ package codegen
 
 import (
 	"bytes"
+	"debug/elf"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -22,40 +23,40 @@ import (
 // loader attaches the programs where it likes.
 func (o *Output) WriteELF(w io.Writer) error {
 	e := &elfWriter{shstr: newStrtab(), str: newStrtab(), rels: map[int][]elfRel{}, funcs: map[int][]elfFunc{}}
-	var maps []string
+	var mapNames []string
 	for name := range o.Spec.Maps {
 		if name != mapGlobals {
-			maps = append(maps, name)
+			mapNames = append(mapNames, name)
 		}
 	}
-	slices.Sort(maps)
-	e.addSection(elfSection{name: "", typ: 0})
-	strtab := e.addSection(elfSection{name: ".strtab", typ: 3, align: 1})
-	e.addSection(elfSection{name: ".symtab", typ: 2, link: strtab, align: 8, entsize: 24})
-	mapsSec := e.addSection(elfSection{name: ".maps", typ: 1, flags: 3, align: 8, data: make([]byte, 8*mapDefMembers*len(maps))})
-	bss := e.addSection(elfSection{name: ".bss", typ: 8, flags: 3, align: 8, size: uint64(globalsSize)})
-	e.addSection(elfSection{name: "license", typ: 1, flags: 3, align: 1, data: []byte("GPL\x00")})
-	e.addSection(elfSection{name: ".BTF", typ: 1, align: 4})
-	e.addSection(elfSection{name: ".text", typ: 1, flags: 6, align: 8})
+	slices.Sort(mapNames)
+	e.addSection(elfSection{name: "", typ: elf.SHT_NULL})
+	strtab := e.addSection(elfSection{name: ".strtab", typ: elf.SHT_STRTAB, align: 1})
+	e.addSection(elfSection{name: ".symtab", typ: elf.SHT_SYMTAB, link: strtab, align: 8, entsize: 24})
+	mapsSec := e.addSection(elfSection{name: ".maps", typ: elf.SHT_PROGBITS, flags: elf.SHF_ALLOC | elf.SHF_WRITE, align: 8, data: make([]byte, 8*mapDefMembers*len(mapNames))})
+	bss := e.addSection(elfSection{name: ".bss", typ: elf.SHT_NOBITS, flags: elf.SHF_ALLOC | elf.SHF_WRITE, align: 8, size: uint64(globalsSize)})
+	e.addSection(elfSection{name: "license", typ: elf.SHT_PROGBITS, flags: elf.SHF_ALLOC | elf.SHF_WRITE, align: 1, data: []byte("GPL\x00")})
+	e.addSection(elfSection{name: ".BTF", typ: elf.SHT_PROGBITS, align: 4})
+	e.addSection(elfSection{name: ".text", typ: elf.SHT_PROGBITS, flags: elf.SHF_ALLOC | elf.SHF_EXECINSTR, align: 8})
 
 	mapSym := map[string]int{}
-	for i, name := range maps {
-		mapSym[name] = e.addSymbol(elfSymbol{name: name, info: 0x11, shndx: mapsSec, value: uint64(8 * mapDefMembers * i), size: 8 * mapDefMembers})
+	for i, name := range mapNames {
+		mapSym[name] = e.addSymbol(elfSymbol{name: name, info: globalObject, shndx: mapsSec, value: uint64(8 * mapDefMembers * i), size: 8 * mapDefMembers})
 	}
-	mapSym[mapGlobals] = e.addSymbol(elfSymbol{name: mapGlobals, info: 0x11, shndx: bss, size: uint64(globalsSize)})
+	mapSym[mapGlobals] = e.addSymbol(elfSymbol{name: mapGlobals, info: globalObject, shndx: bss, size: uint64(globalsSize)})
 
 	for _, p := range append(slices.Clone(o.Progs), o.Dispatchers...) {
 		if err := e.addProgram(p, o.Spec.Programs[p.Name], mapSym); err != nil {
 			return fmt.Errorf("emit elf: program %s: %w", p.Name, err)
 		}
 	}
-	if err := e.addBTF(o.Spec.Maps, maps); err != nil {
+	if err := e.addBTF(o.Spec.Maps, mapNames); err != nil {
 		return fmt.Errorf("emit elf: %w", err)
 	}
 	e.relocations()
 	e.sections[elfSymtab].data, e.sections[elfSymtab].info = e.symtab()
 	e.sections[strtab].data = e.str.data
-	e.addSection(elfSection{name: ".shstrtab", typ: 3, align: 1})
+	e.addSection(elfSection{name: ".shstrtab", typ: elf.SHT_STRTAB, align: 1})
 	return e.write(w)
 }
 
@@ -77,7 +78,7 @@ const mapDefMembers = 5
 // callbacks), by section, which an empty DATASEC names in BTF's strings.
 func (e *elfWriter) addBTF(specs map[string]*ebpf.MapSpec, names []string) error {
 	intType := &btf.Int{Name: "int", Size: 4, Encoding: btf.Signed}
-	uint := func(v uint32) btf.Type {
+	sized := func(v uint32) btf.Type {
 		return &btf.Pointer{Target: &btf.Array{Index: intType, Type: intType, Nelems: v}}
 	}
 	sec := &btf.Datasec{Name: ".maps", Size: uint32(8 * mapDefMembers * len(names))}
@@ -89,7 +90,7 @@ func (e *elfWriter) addBTF(specs map[string]*ebpf.MapSpec, names []string) error
 			value uint32
 		}{{"type", uint32(m.Type)}, {"key_size", m.KeySize}, {"value_size", m.ValueSize},
 			{"max_entries", m.MaxEntries}, {"map_flags", uint32(m.Flags)}} {
-			members = append(members, btf.Member{Name: f.name, Type: uint(f.value), Offset: btf.Bits(64 * j)})
+			members = append(members, btf.Member{Name: f.name, Type: sized(f.value), Offset: btf.Bits(64 * j)})
 		}
 		def := &btf.Struct{Size: 8 * mapDefMembers, Members: members}
 		v := &btf.Var{Name: name, Type: def, Linkage: btf.GlobalVar}
@@ -135,7 +136,7 @@ func (e *elfWriter) addBTF(specs map[string]*ebpf.MapSpec, names []string) error
 	ext = binary.LittleEndian.AppendUint32(ext, uint32(len(info))) // and length
 	ext = binary.LittleEndian.AppendUint32(ext, uint32(len(info))) // no line_info
 	ext = binary.LittleEndian.AppendUint32(ext, 0)
-	e.addSection(elfSection{name: ".BTF.ext", typ: 1, align: 4, data: append(ext, info...)})
+	e.addSection(elfSection{name: ".BTF.ext", typ: elf.SHT_PROGBITS, align: 4, data: append(ext, info...)})
 	return nil
 }
 
@@ -151,14 +152,21 @@ func btfString(data []byte, s string) uint32 {
 // elfSection is one section of the object.
 type elfSection struct {
 	name                 string
-	typ, flags           uint32
+	typ                  elf.SectionType
+	flags                elf.SectionFlag
 	link, info           int
 	align, entsize, size uint64
 	data                 []byte
 }
 
-// elfSymbol is one entry of the symbol table; info is ELF's st_info:
-// binding in the high nibble, type in the low one.
+// The symbols' kinds (st_info: binding in the high nibble, type in the
+// low one): global objects (maps) and functions.
+const (
+	globalObject = byte(elf.STB_GLOBAL)<<4 | byte(elf.STT_OBJECT)
+	globalFunc   = byte(elf.STB_GLOBAL)<<4 | byte(elf.STT_FUNC)
+)
+
+// elfSymbol is one entry of the symbol table.
 type elfSymbol struct {
 	name        string
 	info        byte
@@ -259,7 +267,7 @@ func (e *elfWriter) addProgram(p *Program, spec *ebpf.ProgramSpec, mapSym map[st
 	if len(starts) > 1 {
 		mainEnd = starts[1]
 	}
-	sec := e.addSection(elfSection{name: sectionName(p.Name, spec), typ: 1, flags: 6, align: 8, data: code[:mainEnd]})
+	sec := e.addSection(elfSection{name: sectionName(p.Name, spec), typ: elf.SHT_PROGBITS, flags: elf.SHF_ALLOC | elf.SHF_EXECINSTR, align: 8, data: code[:mainEnd]})
 	// A callback at offset x of the code goes to textOff + x - mainEnd.
 	textOff := uint64(len(e.sections[elfText].data))
 	for i, start := range starts[1:] {
@@ -267,10 +275,10 @@ func (e *elfWriter) addProgram(p *Program, spec *ebpf.ProgramSpec, mapSym map[st
 		if i+2 < len(starts) {
 			end = starts[i+2]
 		}
-		funcSym[starts[i+1]] = e.addSymbol(elfSymbol{name: fmt.Sprintf("%s_fn%d", p.Name, i+1), info: 0x12,
+		funcSym[starts[i+1]] = e.addSymbol(elfSymbol{name: fmt.Sprintf("%s_fn%d", p.Name, i+1), info: globalFunc,
 			shndx: elfText, value: textOff + start - mainEnd, size: end - start})
 	}
-	e.addSymbol(elfSymbol{name: p.Name, info: 0x12, shndx: sec, size: mainEnd})
+	e.addSymbol(elfSymbol{name: p.Name, info: globalFunc, shndx: sec, size: mainEnd})
 	e.funcs[sec] = append(e.funcs[sec], elfFunc{0, fns[0]})
 	for i, fn := range fns[1:] {
 		e.funcs[elfText] = append(e.funcs[elfText], elfFunc{textOff + starts[i+1] - mainEnd, fn})
@@ -333,7 +341,7 @@ func (e *elfWriter) relocations() {
 			data = binary.LittleEndian.AppendUint64(data, r.off)
 			data = binary.LittleEndian.AppendUint64(data, uint64(1+r.sym)<<32|r.typ)
 		}
-		e.addSection(elfSection{name: ".rel" + e.sections[sec].name, typ: 9, link: elfSymtab, info: sec, align: 8, entsize: 16, data: data})
+		e.addSection(elfSection{name: ".rel" + e.sections[sec].name, typ: elf.SHT_REL, link: elfSymtab, info: sec, align: 8, entsize: 16, data: data})
 	}
 }
 
@@ -393,11 +401,11 @@ func (e *elfWriter) write(w io.Writer) error {
 	var sh []byte
 	for i, s := range e.sections {
 		size := uint64(len(s.data))
-		if s.typ == 8 { // NOBITS
+		if s.typ == elf.SHT_NOBITS {
 			size = s.size
 		}
 		sh = binary.LittleEndian.AppendUint32(sh, e.shstr.add(s.name))
-		sh = binary.LittleEndian.AppendUint32(sh, s.typ)
+		sh = binary.LittleEndian.AppendUint32(sh, uint32(s.typ))
 		sh = binary.LittleEndian.AppendUint64(sh, uint64(s.flags))
 		sh = binary.LittleEndian.AppendUint64(sh, 0)
 		sh = binary.LittleEndian.AppendUint64(sh, offsets[i])
