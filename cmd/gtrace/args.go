@@ -18,19 +18,24 @@ const (
 
 // longValued are the long options that take a value.
 var longValued = map[string]bool{
-	"--cmd": true, "--debug": true, "--emit-elf": true, "--include": true,
-	"--no-feature": true, "--output": true, "--pid": true, "--probe-filter": true,
+	"--cmd": true, "--debug": true, "--debuginfo": true, "--emit-elf": true,
+	"--include": true, "--mode": true, "--no-feature": true, "--output": true,
+	"--pid": true, "--probe-filter": true,
 }
 
 // splitArgs spells the arguments one option each, as getopt reads them:
 // "-qk" is "-q -k", "-p42" is "-p 42" and "--pid=42" is "--pid 42".
-// Arguments after "--" are left as they are.
+// An option's value, and the arguments after "--", are left as they are.
 func splitArgs(args []string) []string {
 	var out []string
-	for i, a := range args {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
 		switch {
 		case a == "--":
 			return append(out, args[i:]...)
+		case takesValue(a) && i+1 < len(args):
+			out = append(out, a, args[i+1])
+			i++
 		case strings.HasPrefix(a, "--"):
 			if name, value, ok := strings.Cut(a, "="); ok && longValued[name] {
 				out = append(out, name, value)
@@ -44,6 +49,12 @@ func splitArgs(args []string) []string {
 		}
 	}
 	return out
+}
+
+// takesValue reports whether a is an option whose value is the next
+// argument.
+func takesValue(a string) bool {
+	return longValued[a] || len(a) == 2 && a[0] == '-' && strings.IndexByte(shortValued, a[1]) >= 0
 }
 
 // splitShort splits one argument of short options; one that getopt

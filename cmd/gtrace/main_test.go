@@ -20,6 +20,7 @@ func TestParseArgs(t *testing.T) {
 		{[]string{"-l", "-e", "i:s:1 {}", "--pid=7"}, options{list: true, program: "i:s:1 {}", pid: 7, format: "text"}},
 		{[]string{"-l", "main_test.go"}, options{list: true, filename: "main_test.go", format: "text"}},
 		{[]string{"-qk", "-p42", "-B", "line", "-e", "x"}, options{program: "x", quiet: true, warnings: true, pid: 42, buffering: "line", format: "text"}},
+		{[]string{"-c", "-qk", "-e", "-lv"}, options{command: "-qk", program: "-lv", format: "text"}},
 		{[]string{"--output", "out", "--cmd", "ls", "--quiet", "--verbose", "-e", "x"},
 			options{program: "x", outFile: "out", command: "ls", quiet: true, verbose: true, format: "text"}},
 		{[]string{"--include", "errno.h", "-I", "dir", "-Iother", "-e", "x"},
