@@ -16,6 +16,7 @@ import (
 	"gtrace/compiler"
 	"gtrace/kernel"
 	"gtrace/output"
+	"gtrace/probe"
 	"gtrace/runtime"
 	"gtrace/sema"
 	"gtrace/symbol"
@@ -423,6 +424,10 @@ func trace(o *options, stdout, stderr io.Writer) error {
 		Check: sema.Options{Config: sema.Config{Unsafe: o.unsafe, Params: o.params},
 			Env: os.LookupEnv, NoFusion: o.noFusion},
 		Codegen: codegen.Options{Pid: uint32(o.pid), HelperErrors: o.warnings},
+	}
+	if o.pid != 0 {
+		// A user-space probe naming no binary is of the process's files.
+		copts.Check.Expand = func(text string) ([]probe.Probe, error) { return probe.ParseForPid(text, o.pid) }
 	}
 	// As in bpftrace v0.26, -d prints and the program still runs.
 	if o.debug.ast {
