@@ -2,6 +2,8 @@ package probe
 
 import (
 	"errors"
+	"fmt"
+	"strings"
 
 	"gtrace/kernel"
 	"gtrace/symbol"
@@ -10,14 +12,22 @@ import (
 // ParseForPid is Parse with -p PID: a uprobe or USDT probe that names no
 // binary, or a wildcard for it ("usdt:::name", "uprobe:*:func"), stands
 // for the probes of the files the process maps that match, as in
-// bpftrace. Files without the probes are passed over.
+// bpftrace; files without the probes are passed over. A path that only
+// the process's mount namespace has is found there.
 func ParseForPid(text string, pid int) ([]Probe, error) {
 	parts := splitParts(text)
 	p := lookup(parts[0])
-	if p == nil || !p.userSpace || len(parts) < 3 || parts[1] != "" && !kernel.HasWildcard(parts[1]) {
+	if p == nil || !p.userSpace || len(parts) < 3 {
 		return Parse(text)
 	}
 	target := parts[1]
+	if target != "" && !kernel.HasWildcard(target) {
+		// A path the process sees in its own mount namespace.
+		if inNS := fmt.Sprintf("/proc/%d/root%s", pid, target); strings.HasPrefix(target, "/") && !fileExists(target) && fileExists(inNS) {
+			return p.parse(append([]string{inNS}, parts[2:]...))
+		}
+		return Parse(text)
+	}
 	if target == "" {
 		target = "*"
 	}
