@@ -270,13 +270,7 @@ func (g *gen) compositeCall(call *ast.Call, dst int) {
 			g.into(args[0], t, dst)
 			return
 		}
-		g.scalar(args[0])
-		g.emit(asm.Mov.Reg(asm.R3, asm.R0))
-		g.zeroMem(regScratch, dst, t.Size)
-		g.scratchPtr(asm.R1, dst)
-		// The generic helper reads user and kernel addresses alike on
-		// x86_64, as str() must for both.
-		g.emit(asm.Mov.Imm(asm.R2, int32(t.Size)), asm.FnProbeReadStr.Call())
+		g.str(args, t, dst)
 	case sema.FUstack:
 		g.userStack(dst)
 	case sema.FUsym:

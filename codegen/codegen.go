@@ -25,6 +25,8 @@ type Output struct {
 	Stacks bool
 	// MaxStrlen is max_strlen, which also bounds strftime()'s text.
 	MaxStrlen int
+	// The config settings user space follows.
+	sema.Settings
 	// Slots places each fused syscall program, by program name, in the
 	// program array its dispatcher tail-calls through.
 	Slots map[string]int
@@ -88,7 +90,8 @@ func Compile(info *sema.Info, opts *Options) (*Output, error) {
 		opts.NumCPU = n
 	}
 	out := &Output{Spec: &ebpf.CollectionSpec{Maps: map[string]*ebpf.MapSpec{}, Programs: map[string]*ebpf.ProgramSpec{}},
-		Maps: map[string]*MapLayout{}, MaxStrlen: info.Config.MaxStrlen, Slots: map[string]int{}}
+		Maps: map[string]*MapLayout{}, MaxStrlen: info.Config.MaxStrlen, Slots: map[string]int{},
+		Settings: info.Config.Settings}
 	arrays := arrayMaps(info)
 	for i, name := range info.MapNames {
 		mi := info.Maps[name]
@@ -108,7 +111,7 @@ func Compile(info *sema.Info, opts *Options) (*Output, error) {
 		out.Spec.Maps[l.BPFName] = spec
 	}
 	maps := out.Spec.Maps
-	maps[mapEvents] = &ebpf.MapSpec{Name: mapEvents, Type: ebpf.RingBuf, MaxEntries: ringSize}
+	maps[mapEvents] = &ebpf.MapSpec{Name: mapEvents, Type: ebpf.RingBuf, MaxEntries: ringBytes(info.Config.PerfRBPages)}
 	maps[mapLost] = &ebpf.MapSpec{Name: mapLost, Type: ebpf.PerCPUArray, KeySize: 4, ValueSize: 8, MaxEntries: 1}
 	maps[mapScratch] = &ebpf.MapSpec{Name: mapScratch, Type: ebpf.PerCPUArray, KeySize: 4, ValueSize: scratchSize,
 		MaxEntries: uint32(max(len(info.Progs), 1))}
@@ -139,7 +142,7 @@ func Compile(info *sema.Info, opts *Options) (*Output, error) {
 		used = max(used, g.scratch)
 		name := fmt.Sprintf("p%d", i)
 		spec := &ebpf.ProgramSpec{Name: name, Type: p.Probe.ProgramType(),
-			Instructions: insns, License: "GPL", AttachType: p.Probe.AttachType()}
+			Instructions: insns, License: info.Config.License, AttachType: p.Probe.AttachType()}
 		if spec.AttachType != 0 && p.Probe.Funcs == nil {
 			spec.AttachTo = p.Probe.Func()
 		}

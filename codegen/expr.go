@@ -491,12 +491,6 @@ func (g *gen) composite(e ast.Expr, dst int) int {
 	switch e := e.(type) {
 	case *ast.StrLit:
 		g.storeBytes(dst, []byte(e.Value), t.Size)
-	case *ast.Positional:
-		var s string
-		if e.N >= 1 && e.N <= len(g.info.Config.Params) {
-			s = g.info.Config.Params[e.N-1]
-		}
-		g.storeBytes(dst, []byte(s), t.Size)
 	case *ast.Ident:
 		switch g.prog.Builtins[e] {
 		case builtin.Comm:

@@ -47,6 +47,7 @@ type gen struct {
 	stack    int // bytes of BPF stack in use, below R10
 	maxStack int // the most stack the main program used at once
 	scratch  int // bytes of scratch in use
+	largest  int // bytes of the largest value placed in scratch
 	vars     map[*sema.Variable]int
 	loops    []loop
 	err      *diag.Error
@@ -141,6 +142,7 @@ func (g *gen) popSlot() { g.stack -= 8 }
 func (g *gen) alloc(n int) int {
 	off := g.scratch
 	g.scratch += align8(n)
+	g.largest = max(g.largest, n)
 	if g.scratch > scratchSize {
 		g.fail(nil, "program needs more than %d bytes of scratch space", scratchSize)
 		g.scratch = 0
@@ -206,12 +208,13 @@ func (g *gen) program() (asm.Instructions, *diag.Error) {
 	// The scratch lookup is a helper call on every event. A program
 	// that keeps nothing in scratch, such as an empty probe or a
 	// filter, does without; one that keeps little, such as a count by
-	// a key, keeps it on the stack below its slots. Loop callbacks look
-	// scratch up for themselves, so programs with them keep the map.
+	// a key, keeps it on the stack below its slots, unless one of its
+	// values is larger than on_stack_limit allows there. Loop callbacks
+	// look scratch up for themselves, so programs with them keep the map.
 	switch base := g.maxStack + align8(g.scratch); {
 	case !usesReg(g.insns[findEnd:], regScratch):
 		g.insns = slices.Delete(g.insns, findStart, findEnd)
-	case len(g.callbacks) == 0 && base <= stackLimit:
+	case len(g.callbacks) == 0 && base <= stackLimit && g.largest <= g.info.Config.OnStackLimit:
 		g.insns = slices.Replace(g.insns, findStart, findEnd,
 			asm.Mov.Reg(regScratch, asm.RFP), asm.Add.Imm(regScratch, int32(-base)))
 	}
@@ -385,6 +388,9 @@ func (g *gen) cond(e ast.Expr, target string) {
 
 // constInt evaluates an expression the checker proved constant.
 func (g *gen) constInt(e ast.Expr) int64 {
+	if x := g.prog.Stands[e]; x != nil {
+		return g.constInt(x) // a positional parameter's literal
+	}
 	switch e := e.(type) {
 	case *ast.IntLit:
 		return int64(e.Value)
@@ -396,10 +402,7 @@ func (g *gen) constInt(e ast.Expr) int64 {
 		if e.Count {
 			return int64(len(g.info.Config.Params))
 		}
-		var v int64
-		if e.N >= 1 && e.N <= len(g.info.Config.Params) {
-			fmt.Sscan(g.info.Config.Params[e.N-1], &v)
-		}
+		v, _ := g.info.Config.ParamInt(e.N)
 		return v
 	}
 	g.fail(e, "expected a constant")

@@ -33,6 +33,7 @@ var probeKinds = []struct {
 	{probe.Uretprobe, "uretprobe", "uretprobe:libc:malloc", ebpf.Kprobe, 0},
 	{probe.Usdt, "usdt", "usdt:prog:gtest:probe", ebpf.Kprobe, 0},
 	{probe.Self, "self", "self:signal:SIGUSR1", ebpf.RawTracepoint, 0},
+	{probe.Watchpoint, "watchpoint", "watchpoint:0x10000000:8:w", ebpf.PerfEvent, 0},
 	{probe.Bench, "bench", "bench:a", ebpf.XDP, 0},
 }
 

@@ -197,7 +197,7 @@ func addDispatcher(out *Output, exit bool, stopSlot int) {
 		name = "sys_exit"
 	}
 	out.Spec.Programs[name] = &ebpf.ProgramSpec{Name: name, Type: ebpf.RawTracepoint,
-		Instructions: insns, License: "GPL"}
+		Instructions: insns, License: out.Settings.License}
 	out.Dispatchers = append(out.Dispatchers, &Program{Name: name, StopSlot: stopSlot,
 		Prog: &sema.Prog{Probe: probe.Probe{Kind: probe.RawTracepoint, Name: "rawtracepoint:" + event, Event: event}}})
 }

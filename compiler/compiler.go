@@ -129,7 +129,8 @@ func (p *Program) located(l diag.List) *Error {
 
 // Locate returns err as an *Error at its place in the script when it has
 // one: errors of code generation and loading carry it, and a probe that
-// failed to attach is found at its attach point. Other errors come back
+// failed to attach is found at its attach point, its cause said after
+// it as bpftrace says it. Other errors come back
 // as they are.
 func (p *Program) Locate(err error) error {
 	var l diag.List
@@ -142,7 +143,9 @@ func (p *Program) Locate(err error) error {
 	}
 	for _, pr := range p.Info.Progs {
 		if pr.Probe.Name == ae.Probe && pr.Attach != nil {
-			return p.located(diag.List{{Span: pr.Attach.Span(), Msg: err.Error()}})
+			located := p.located(diag.List{{Span: pr.Attach.Span(), Msg: ae.Unable()}})
+			located.Diags[0].Notes = []*diag.Error{{Span: token.Span{Start: token.NoPos}, Msg: ae.Err.Error()}}
+			return located
 		}
 	}
 	return err

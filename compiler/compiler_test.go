@@ -26,9 +26,9 @@ func TestErrors(t *testing.T) {
 			want: "x.bt:1:14-15: ERROR: syntax error, unexpected ;\nBEGIN { @x = ; }\n             ~\n"},
 		{name: "checker", src: "BEGIN { x }",
 			want: "x.bt:1:9-10: ERROR: Unknown identifier: 'x'\nBEGIN { x }\n        ~\n"},
-		{name: "config block", src: "config = { max_strlen = 2000 } BEGIN {}",
-			want: "x.bt:1:12-29: ERROR: config setting max_strlen: 2000 is out of range: want 1 to 1024\n" +
-				"config = { max_strlen = 2000 } BEGIN {}\n           ~~~~~~~~~~~~~~~~~\n"},
+		{name: "config block", src: "config = { max_strlen = 20000 } BEGIN {}",
+			want: "x.bt:1:12-30: ERROR: max_strlen: 20000 is out of range: want 1 to 16384\n" +
+				"config = { max_strlen = 20000 } BEGIN {}\n           ~~~~~~~~~~~~~~~~~~\n"},
 		{name: "environment", src: "BEGIN {}", env: map[string]string{"BPFTRACE_MAX_PROBES": "0"},
 			want: "ERROR: BPFTRACE_MAX_PROBES: 0 is out of range: want 1 to 4294967295\n"},
 	}
@@ -57,13 +57,13 @@ func lookup(env map[string]string) func(string) (string, bool) {
 	}
 }
 
-// TestConfig checks that the environment and then the config block set
+// TestConfig checks that the config block and then the environment set
 // what the checker and code generation see, over the caller's settings.
 func TestConfig(t *testing.T) {
-	src := `config = { max_map_keys = 77 } BEGIN { @[1] = 1; printf("%s", $1); }`
+	src := `config = { max_map_keys = 77; max_strlen = 8 } BEGIN { @[1] = 1; printf("%s", $1); }`
 	prog, err := compiler.Compile([]byte(src), &compiler.Options{
 		Check: sema.Options{Config: sema.Config{Params: []string{"p"}},
-			Env: lookup(map[string]string{"BPFTRACE_MAX_MAP_KEYS": "5", "BPFTRACE_MAX_STRLEN": "32"})}})
+			Env: lookup(map[string]string{"BPFTRACE_MAX_STRLEN": "32"})}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,8 +16,8 @@ func init() {
 		progType: ebpf.RawTracepoint, context: NoContext, parse: special(End, "end")})
 }
 
-func special(k Kind, name string) func([]string) ([]Probe, error) {
-	return func(parts []string) ([]Probe, error) {
+func special(k Kind, name string) func([]string, *Env) ([]Probe, error) {
+	return func(parts []string, _ *Env) ([]Probe, error) {
 		if len(parts) != 0 {
 			return nil, fmt.Errorf("%s probe takes no arguments", name)
 		}

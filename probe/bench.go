@@ -15,7 +15,7 @@ func init() {
 		progType: ebpf.XDP, context: NoContext, parse: parseBench})
 }
 
-func parseBench(parts []string) ([]Probe, error) {
+func parseBench(parts []string, _ *Env) ([]Probe, error) {
 	if len(parts) != 1 {
 		return nil, fmt.Errorf("bench probe type requires 1 arguments, found %d", len(parts))
 	}

@@ -11,12 +11,12 @@ import (
 )
 
 func init() {
-	register(&provider{kind: Fentry, names: []string{"fentry", "f", "kfunc"},
+	register(&provider{kind: Fentry, newestFirst: true, names: []string{"fentry", "f", "kfunc"},
 		progType: ebpf.Tracing, attachType: ebpf.AttachTraceFEntry,
 		context: BTFArgs, builtins: []builtin.Var{builtin.Args, builtin.Func},
 		parse: parseFentry(Fentry), attach: attachFentry,
 		list: listFentry(false)})
-	register(&provider{kind: Fexit, names: []string{"fexit", "fr", "kretfunc"},
+	register(&provider{kind: Fexit, newestFirst: true, names: []string{"fexit", "fr", "kretfunc"},
 		progType: ebpf.Tracing, attachType: ebpf.AttachTraceFExit,
 		context: BTFArgs, builtins: []builtin.Var{builtin.Args, builtin.Func, builtin.Retval},
 		parse: parseFentry(Fexit), attach: attachFentry,
@@ -41,12 +41,12 @@ func listFentry(retval bool) *listing {
 
 // parseFentry accepts fentry:func, fentry:module:func and wildcards.
 // The program is bound to its function when it is loaded.
-func parseFentry(kind Kind) func(parts []string) ([]Probe, error) {
+func parseFentry(kind Kind) func(parts []string, _ *Env) ([]Probe, error) {
 	name := "fentry"
 	if kind == Fexit {
 		name = "fexit"
 	}
-	return func(parts []string) ([]Probe, error) {
+	return func(parts []string, _ *Env) ([]Probe, error) {
 		if len(parts) < 1 || len(parts) > 2 || parts[len(parts)-1] == "" {
 			return nil, fmt.Errorf("%s probe must have the form %s:[module:]function", name, name)
 		}

@@ -15,7 +15,7 @@ import (
 )
 
 func init() {
-	register(&provider{kind: Kprobe, names: []string{"kprobe", "k"},
+	register(&provider{kind: Kprobe, newestFirst: true, names: []string{"kprobe", "k"},
 		progType: ebpf.Kprobe, context: Registers, builtins: []builtin.Var{builtin.ArgN, builtin.Func},
 		parse: parseKprobe(Kprobe), attach: attachKprobe,
 		list: &listing{probes: (*lister).traceable}})
@@ -39,10 +39,10 @@ func (l *lister) traceable() ([]string, error) {
 	return l.funcs, nil
 }
 
-// parseKprobe accepts kprobe:func, kprobe:func+offset, kprobe:module:func
-// and wildcards over the functions tracefs lists as traceable.
-func parseKprobe(kind Kind) func(parts []string) ([]Probe, error) {
-	return func(parts []string) ([]Probe, error) {
+// parseKprobe accepts kprobe:func, kprobe:func+offset, kprobe:module:func,
+// kprobe:address and wildcards over the functions tracefs lists as traceable.
+func parseKprobe(kind Kind) func(parts []string, _ *Env) ([]Probe, error) {
+	return func(parts []string, _ *Env) ([]Probe, error) {
 		name := "kprobe"
 		if kind == Kretprobe {
 			name = "kretprobe"
@@ -51,6 +51,13 @@ func parseKprobe(kind Kind) func(parts []string) ([]Probe, error) {
 			return nil, fmt.Errorf("%s probe must have the form %s:[module:]function", name, name)
 		}
 		fn := strings.Join(parts, ":")
+		if fn[0] >= '0' && fn[0] <= '9' && kind == Kprobe {
+			addr, err := parseUint(fn)
+			if err != nil {
+				return nil, fmt.Errorf("%s:%s: invalid address: %w", name, fn, err)
+			}
+			return []Probe{{Kind: kind, Name: name + ":" + strconv.FormatUint(addr, 10), Address: addr}}, nil
+		}
 		var offset uint64
 		if f, off, ok := strings.Cut(fn, "+"); ok {
 			if kind == Kretprobe || kernel.HasWildcard(fn) {
@@ -97,6 +104,13 @@ func kernelFunctions(fn string) ([]string, error) {
 func attachKprobe(p *Probe, prog *ebpf.Program, _ int) ([]link.Link, error) {
 	if p.Funcs != nil {
 		return attachKprobeMulti(p, prog)
+	}
+	if p.Address != 0 {
+		l, err := openProbe("kprobe", "", p.Address, false, 0, prog)
+		if err != nil {
+			return nil, err
+		}
+		return []link.Link{l}, nil
 	}
 	fn := p.Func() // the kernel finds module functions by name
 	var l link.Link

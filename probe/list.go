@@ -237,26 +237,6 @@ func (l *lister) userTarget(parts []string) (target, rest string, ok bool) {
 	return "", "", false
 }
 
-// binaries resolves the binary of a user-space pattern: with -p, a
-// wildcard matches the files the process maps; without, the files it
-// globs; a plain name is resolved as uprobes resolve it.
-func (l *lister) binaries(target string) ([]string, error) {
-	switch {
-	case l.pid != 0 && kernel.HasWildcard(target):
-		paths, err := symbol.MappedPaths(l.pid)
-		if err != nil {
-			return nil, err
-		}
-		return kernel.MatchAll(target, paths), nil
-	case kernel.HasWildcard(target):
-		return symbol.GlobBinaries(target)
-	}
-	path, err := symbol.ResolveBinary(target)
-	if err != nil {
-		return nil, err
-	}
-	return []string{path}, nil
-}
 
 // lookup finds the provider a name or alias names, or nil.
 func lookup(name string) *provider {
@@ -266,4 +246,10 @@ func lookup(name string) *provider {
 		}
 	}
 	return nil
+}
+
+// binaries resolves the binary of a user-space pattern as attach points
+// resolve theirs: with -p, "*" is every file the process maps.
+func (l *lister) binaries(target string) ([]string, error) {
+	return (&Env{Pid: l.pid}).binaries(target)
 }

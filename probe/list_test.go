@@ -262,28 +262,3 @@ func TestListPid(t *testing.T) {
 		}
 	}
 }
-
-// TestParseForPid expands a uprobe that names no binary over the files
-// a process maps, as -p does.
-func TestParseForPid(t *testing.T) {
-	sleep := exec.Command("sleep", "30")
-	if err := sleep.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { sleep.Process.Kill(); sleep.Wait() }()
-	pid := sleep.Process.Pid
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if maps, _ := os.ReadFile(fmt.Sprintf("/proc/%d/maps", pid)); strings.Contains(string(maps), "libc") {
-			break
-		}
-	}
-	for _, text := range []string{"uprobe:*:clock_nanosleep", "uprobe::clock_nanosleep", "uprobe:*libc*:clock_nanosleep"} {
-		probes, err := ParseForPid(text, pid)
-		if err != nil {
-			t.Fatalf("%s: %v", text, err)
-		}
-		if len(probes) != 1 || !strings.HasSuffix(probes[0].Name, "libc.so.6:clock_nanosleep") {
-			t.Errorf("%s: %d probes %v, want libc's clock_nanosleep", text, len(probes), probes)
-		}
-	}
-}

@@ -78,8 +78,8 @@ func maxSampleRate() (uint64, bool) {
 }
 
 // timed parses "UNIT:N" and "NUNIT" (interval:s:1, interval:1s, profile:hz:99).
-func timed(k Kind, name string) func([]string) ([]Probe, error) {
-	return func(parts []string) ([]Probe, error) {
+func timed(k Kind, name string) func([]string, *Env) ([]Probe, error) {
+	return func(parts []string, _ *Env) ([]Probe, error) {
 		var unit, num string
 		switch len(parts) {
 		case 2:
@@ -93,11 +93,11 @@ func timed(k Kind, name string) func([]string) ([]Probe, error) {
 		default:
 			return nil, fmt.Errorf("%s probe must have the form %s:UNIT:N or %s:NUNIT", name, name, name)
 		}
-		n, err := strconv.ParseUint(num, 10, 64)
+		n, err := parseUint(num)
 		if err != nil || n == 0 {
 			return nil, fmt.Errorf("%s probe: invalid rate %q", name, num)
 		}
-		p := Probe{Kind: k, Name: name + ":" + unit + ":" + num, Event: "cpu-clock"}
+		p := Probe{Kind: k, Name: name + ":" + unit + ":" + strconv.FormatUint(n, 10), Event: "cpu-clock"}
 		if unit == "hz" {
 			if limit, ok := maxSampleRate(); ok && n > limit {
 				return nil, fmt.Errorf("%s probe: %d Hz is above the kernel's limit of %d Hz (kernel.perf_event_max_sample_rate)", name, n, limit)
@@ -116,8 +116,8 @@ func timed(k Kind, name string) func([]string) ([]Probe, error) {
 }
 
 // counted parses "EVENT[:COUNT]" for software and hardware events.
-func counted(k Kind, name string) func([]string) ([]Probe, error) {
-	return func(parts []string) ([]Probe, error) {
+func counted(k Kind, name string) func([]string, *Env) ([]Probe, error) {
+	return func(parts []string, _ *Env) ([]Probe, error) {
 		if len(parts) < 1 || len(parts) > 2 {
 			return nil, fmt.Errorf("%s probe must have the form %s:EVENT[:COUNT]", name, name)
 		}
@@ -127,7 +127,7 @@ func counted(k Kind, name string) func([]string) ([]Probe, error) {
 		}
 		p := Probe{Kind: k, Name: name + ":" + parts[0], Event: ev.Name, Period: ev.DefaultPeriod}
 		if len(parts) == 2 {
-			n, err := strconv.ParseUint(parts[1], 10, 64)
+			n, err := parseUint(parts[1])
 			if err != nil || n == 0 {
 				return nil, fmt.Errorf("%s probe: invalid count %q", name, parts[1])
 			}
@@ -135,7 +135,7 @@ func counted(k Kind, name string) func([]string) ([]Probe, error) {
 				return nil, fmt.Errorf("%s probe: a count of %d is too large: the kernel takes at most %d", name, n, uint64(maxPeriod))
 			}
 			p.Period = n
-			p.Name += ":" + parts[1]
+			p.Name += ":" + strconv.FormatUint(n, 10)
 		}
 		return []Probe{p}, nil
 	}

@@ -34,6 +34,7 @@ const (
 	Uretprobe
 	Usdt
 	Self
+	Watchpoint
 	Bench
 )
 
@@ -45,7 +46,8 @@ type Probe struct {
 	// such as "tracepoint:syscalls:sys_enter_read" or "interval:s:1".
 	Name string
 	// Target and Event name what to attach to: a tracepoint's category
-	// and event, a raw tracepoint's name (Event), a perf event's name.
+	// and event, a raw tracepoint's name (Event), a perf event's name, a
+	// watchpoint's mode ("rw", "w" or "x").
 	Target, Event string
 	// Period is the perf sample period: nanoseconds for interval and
 	// profile in time units, events for software and hardware.
@@ -53,9 +55,14 @@ type Probe struct {
 	Period, Freq uint64
 	// Offset is a kprobe's or uprobe's offset into its function.
 	Offset uint64
-	// Address is a uprobe's address in its binary, instead of a
-	// function name.
+	// Length is how many bytes a watchpoint watches.
+	Length uint64
+	// Address is a uprobe's virtual address in its binary, instead of
+	// a function name, or the address a watchpoint watches.
 	Address uint64
+	// Unsafe is set on a uprobe made with --unsafe: its place is not
+	// checked to be inside a function.
+	Unsafe bool
 	// USDT is a usdt probe's site: where it is, its semaphore, how to
 	// read its arguments. Target is its binary.
 	USDT *symbol.USDT
@@ -76,6 +83,16 @@ type Syscall struct {
 // UserSpace reports whether attaching p writes breakpoints into the
 // processes that map its binary: uprobes and USDT probes.
 func (p *Probe) UserSpace() bool { return providers[p.Kind].userSpace }
+
+// PerTask reports whether p attaches to each thread of the traced
+// process, the -c command's as well as -p's: watchpoints.
+func (p *Probe) PerTask() bool { return providers[p.Kind].perTask }
+
+// NewestFirst reports whether the kernel runs the programs on p's event
+// newest first, not in the order they were attached: kprobes (not
+// kretprobes), uprobes, uretprobes, usdt probes, fentry and fexit, as
+// bpftrace finds.
+func (p *Probe) NewestFirst() bool { return providers[p.Kind].newestFirst }
 
 // Attached reports whether p is attached to an event, rather than run by
 // gtrace itself (BEGIN, END, self).
@@ -127,11 +144,16 @@ type provider struct {
 	builtins []builtin.Var
 	// userSpace providers attach to the processes of a binary.
 	userSpace bool
+	// perTask providers attach to the threads of the -c command too.
+	perTask bool
+	// newestFirst providers' events run the program attached last
+	// first.
+	newestFirst bool
 	// list lists its probes for -l; nil for providers that list none.
 	list *listing
 	// parse turns the parts after the provider name into probes; a
 	// wildcard may expand to several.
-	parse func(parts []string) ([]Probe, error)
+	parse func(parts []string, env *Env) ([]Probe, error)
 	// attach attaches prog to p; nil for probes that are run, not
 	// attached (BEGIN and END).
 	attach func(p *Probe, prog *ebpf.Program, pid int) ([]link.Link, error)
@@ -160,15 +182,31 @@ func (k Kind) String() string {
 	return "Kind(" + strconv.Itoa(int(k)) + ")"
 }
 
+// Env is what resolving an attach point knows beyond its text.
+type Env struct {
+	// Pid is the process of -p, 0 for none. A user-space probe then
+	// finds its binary in the process's mount namespace, and may leave
+	// it out, or give a wildcard, for every file the process maps.
+	Pid int
+	// Unsafe is --unsafe: a uprobe may go where gtrace cannot check
+	// that it starts an instruction, or into a file that is not ELF.
+	Unsafe bool
+}
+
 // Parse resolves one attach point as written in a script into the probes it
 // names. The error says what is wrong in words suitable for the user.
 func Parse(text string) ([]Probe, error) {
+	return (&Env{}).Parse(text)
+}
+
+// Parse is Parse in env.
+func (env *Env) Parse(text string) ([]Probe, error) {
 	parts := splitParts(text)
 	name := parts[0]
 	for _, pr := range providers {
 		for _, n := range pr.names {
 			if n == name {
-				probes, err := pr.parse(parts[1:])
+				probes, err := pr.parse(parts[1:], env)
 				if err != nil {
 					return nil, err
 				}
@@ -180,13 +218,19 @@ func Parse(text string) ([]Probe, error) {
 }
 
 // splitParts splits an attach point on ':' outside double quotes and
-// unquotes the parts.
+// unquotes the parts: in quotes, a backslash takes the next character as
+// it is, so that usdt:bin:p:"\"name\"" names the probe "name".
 func splitParts(text string) []string {
 	var parts []string
 	var cur strings.Builder
-	quoted := false
+	quoted, escaped := false, false
 	for _, c := range text {
 		switch {
+		case escaped:
+			cur.WriteRune(c)
+			escaped = false
+		case c == '\\' && quoted:
+			escaped = true
 		case c == '"':
 			quoted = !quoted
 		case c == ':' && !quoted:
@@ -214,9 +258,22 @@ type MissingError struct {
 	Provider string // as bpftrace names it in its warning: "uprobe"
 	Target   string // "/usr/lib/libc.so.6:no_such_function"
 	Reason   string
+	// Hint, when set, is a sentence on why it may be missing, such as
+	// that the binary is stripped.
+	Hint string
 }
 
 func (e *MissingError) Error() string { return e.Reason }
+
+// Message is the error as bpftrace words it: "No matches for uprobe
+// /bin/bash:nosuch.", and the hint.
+func (e *MissingError) Message() string {
+	msg := "No matches for " + e.Provider + " " + e.Target + "."
+	if e.Hint != "" {
+		msg += " " + e.Hint
+	}
+	return msg
+}
 
 // Attach attaches prog to p. The returned links detach when closed, and
 // when the process dies, so nothing is left behind. pid, when not 0,
@@ -244,3 +301,9 @@ type AttachError struct {
 func (e *AttachError) Error() string { return "attach " + e.Probe + ": " + e.Err.Error() }
 
 func (e *AttachError) Unwrap() error { return e.Err }
+
+// Unable is bpftrace's report of the failure, which stops the run:
+// "Unable to attach probe: NAME. ...". Err says why.
+func (e *AttachError) Unable() string {
+	return "Unable to attach probe: " + e.Probe + ". If this is expected, set the 'missing_probes' config variable to 'warn'."
+}

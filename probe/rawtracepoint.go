@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"gtrace/lang/builtin"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/link"
@@ -39,9 +41,11 @@ func (l *lister) rawTracepointParams(probe string) ([]string, error) {
 	return l.rawParams[probe], nil
 }
 
-// parseRawTracepoint accepts rawtracepoint:name and rawtracepoint:module:name;
-// the kernel looks raw tracepoints up by name alone.
-func parseRawTracepoint(parts []string) ([]Probe, error) {
+// parseRawTracepoint accepts rawtracepoint:[module:]name, with
+// wildcards in either part; the kernel looks raw tracepoints up by name
+// alone. A name that is missing from a module named without wildcards is
+// missing (missing_probes); one missing from every module is no probe.
+func parseRawTracepoint(parts []string, _ *Env) ([]Probe, error) {
 	if len(parts) < 1 || len(parts) > 2 || parts[len(parts)-1] == "" {
 		return nil, fmt.Errorf("rawtracepoint probe must have the form rawtracepoint:[module:]name")
 	}
@@ -50,32 +54,42 @@ func parseRawTracepoint(parts []string) ([]Probe, error) {
 	if len(parts) == 2 {
 		module = parts[0]
 	}
-	if err := rawTracepointExists(module, name); err != nil {
+	names, err := rawTracepoints(module, name)
+	if err != nil {
 		return nil, err
 	}
-	return []Probe{{Kind: RawTracepoint, Name: "rawtracepoint:" + name, Event: name}}, nil
+	if len(names) == 0 && !kernel.HasWildcard(module) && !kernel.HasWildcard(name) {
+		return nil, &MissingError{Provider: "rawtracepoint", Target: module + ":" + name,
+			Reason: "raw tracepoint not found: " + module + ":" + name}
+	}
+	probes := make([]Probe, 0, len(names))
+	for _, n := range names {
+		probes = append(probes, Probe{Kind: RawTracepoint, Name: "rawtracepoint:" + n, Event: n})
+	}
+	return probes, nil
 }
 
-// rawTracepointExists looks name up among the raw tracepoints the
-// kernel's BTF lists, in module or any ("*"), so that a misspelt one is
-// refused with its place in the script rather than when attaching.
-// Without kernel BTF, or when it cannot be read, there is no list, and
-// the attach decides.
-func rawTracepointExists(module, name string) error {
-	if _, err := os.Stat("/sys/kernel/btf/vmlinux"); err != nil || kernel.HasWildcard(name) {
-		return nil
+// rawTracepoints lists the names of the raw tracepoints in module
+// matching name, from the kernel's BTF (vmlinux and modules). Without
+// kernel BTF there is no list: a name without wildcards is taken as it
+// is, and the attach decides.
+func rawTracepoints(module, name string) ([]string, error) {
+	if _, err := os.Stat("/sys/kernel/btf/vmlinux"); err != nil {
+		if kernel.HasWildcard(module) || kernel.HasWildcard(name) {
+			return nil, fmt.Errorf("rawtracepoint:%s:%s: wildcards need the kernel's BTF (/sys/kernel/btf/vmlinux)", module, name)
+		}
+		return []string{name}, nil
 	}
 	found, err := List("rawtracepoint:"+module+":"+name, ListOptions{})
 	if err != nil {
-		return nil
+		return nil, err
 	}
-	if len(found) == 0 && module != "*" {
-		return fmt.Errorf("raw tracepoint not found: %s:%s", module, name)
+	var names []string
+	for _, f := range found {
+		names = append(names, f[strings.LastIndex(f, ":")+1:])
 	}
-	if len(found) == 0 {
-		return fmt.Errorf("raw tracepoint not found: %s", name)
-	}
-	return nil
+	slices.Sort(names)
+	return slices.Compact(names), nil
 }
 
 func attachRawTracepoint(p *Probe, prog *ebpf.Program, _ int) ([]link.Link, error) {

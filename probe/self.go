@@ -21,7 +21,7 @@ func init() {
 // bpftrace accepts.
 var selfSignals = map[string]syscall.Signal{"SIGUSR1": syscall.SIGUSR1}
 
-func parseSelf(parts []string) ([]Probe, error) {
+func parseSelf(parts []string, _ *Env) ([]Probe, error) {
 	if len(parts) != 2 {
 		return nil, fmt.Errorf("self probe must have the form self:signal:SIGNAL")
 	}

@@ -23,7 +23,7 @@ func init() {
 			}}})
 }
 
-func parseTracepoint(parts []string) ([]Probe, error) {
+func parseTracepoint(parts []string, _ *Env) ([]Probe, error) {
 	if len(parts) != 2 || parts[0] == "" || parts[1] == "" {
 		return nil, fmt.Errorf("tracepoint probe must have the form tracepoint:category:event")
 	}

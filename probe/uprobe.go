@@ -1,10 +1,8 @@
 package probe
 
 import (
-	"errors"
 	"fmt"
 	"gtrace/lang/builtin"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -17,106 +15,126 @@ import (
 )
 
 func init() {
-	register(&provider{kind: Uprobe, names: []string{"uprobe", "u"},
+	register(&provider{kind: Uprobe, newestFirst: true, names: []string{"uprobe", "u"},
 		progType: ebpf.Kprobe, context: Registers, builtins: []builtin.Var{builtin.ArgN, builtin.Func, builtin.Args},
 		userSpace: true, parse: parseUprobe(Uprobe), attach: attachUprobe,
 		list: &listing{inBinary: inBinaryFunctions("uprobe"), params: uprobeParams}})
 	// A binary's functions are listed once, as uprobes, unless the
 	// pattern names uretprobe.
-	register(&provider{kind: Uretprobe, names: []string{"uretprobe", "ur"},
+	register(&provider{kind: Uretprobe, newestFirst: true, names: []string{"uretprobe", "ur"},
 		progType: ebpf.Kprobe, context: Registers, builtins: []builtin.Var{builtin.Func, builtin.Retval},
 		userSpace: true, parse: parseUprobe(Uretprobe), attach: attachUprobe,
 		list: &listing{explicit: true, inBinary: inBinaryFunctions("uretprobe")}})
 }
 
 // parseUprobe accepts uprobe:BINARY:func, uprobe:BINARY:func+offset,
-// uprobe:BINARY:0xaddress and wildcards over the binary's functions.
+// uprobe:BINARY:address and wildcards over the binary's functions.
 // BINARY is a path, or a library or program name found as the loader
-// and the shell would find it.
-func parseUprobe(kind Kind) func(parts []string) ([]Probe, error) {
+// and the shell would find it; with -p, it may be left out, or be a
+// wildcard, for every binary the process maps (Env.binaries).
+func parseUprobe(kind Kind) func(parts []string, env *Env) ([]Probe, error) {
 	name := "uprobe"
 	if kind == Uretprobe {
 		name = "uretprobe"
 	}
-	return func(parts []string) ([]Probe, error) {
+	return func(parts []string, env *Env) ([]Probe, error) {
 		if strings.Contains(parts[0], "@") && !fileExists(parts[0]) {
 			return parseSourceUprobe(kind, name, parts[0], parts[1:])
 		}
 		if len(parts) > 2 && parts[1] == "cpp" {
-			return parseCppUprobe(kind, name, parts[0], strings.Join(parts[2:], ":"))
+			return parseCppUprobe(kind, name, parts[0], strings.Join(parts[2:], ":"), env)
 		}
-		if len(parts) != 2 || parts[0] == "" || parts[1] == "" {
+		if len(parts) != 2 || parts[0] == "" && env.Pid == 0 || parts[1] == "" {
 			return nil, fmt.Errorf("%s probe must have the form %s:binary:function", name, name)
 		}
-		path, err := symbol.ResolveBinary(parts[0])
+		paths, err := env.binaries(parts[0])
 		if err != nil {
 			return nil, err
 		}
-		fn := parts[1]
-		p := Probe{Kind: kind, Target: path}
-		if strings.HasPrefix(fn, "0x") {
-			addr, err := strconv.ParseUint(fn[2:], 16, 64)
-			if err != nil {
-				return nil, fmt.Errorf("%s:%s:%s: invalid address", name, parts[0], fn)
-			}
-			off, err := symbol.FileOffset(path, addr)
-			if err != nil {
-				return nil, fmt.Errorf("%s:%s:%s: %w", name, parts[0], fn, err)
-			}
-			p.Address, p.Name = off, name+":"+path+":"+fn
-			return []Probe{p}, nil
+		if parts[0] != "" && !kernel.HasWildcard(parts[0]) {
+			return uprobesIn(kind, name, paths[0], parts[1], env.Unsafe)
 		}
-		if f, off, ok := strings.Cut(fn, "+"); ok {
-			n, err := strconv.ParseUint(off, 0, 64)
-			if err != nil || kind == Uretprobe {
-				return nil, fmt.Errorf("%s:%s:%s: an offset must be a number, on a uprobe", name, parts[0], fn)
+		// Of several binaries, those without the function have no probe.
+		var probes []Probe
+		for _, path := range paths {
+			if more, err := uprobesIn(kind, name, path, parts[1], env.Unsafe); err == nil {
+				probes = append(probes, more...)
 			}
-			p.Event, p.Offset = f, n
-			p.Name = name + ":" + path + ":" + fn
-			return []Probe{p}, nil
-		}
-		funcs := []string{fn}
-		if !kernel.HasWildcard(fn) && !hasFunction(path, fn) {
-			// A C++ function may be named as written in the source.
-			if cpp, err := cppMatches(path, fn); err == nil && len(cpp) == 1 {
-				q := p
-				q.Event, q.Name = cpp[0].Mangled, name+":"+path+":"+fn
-				return []Probe{q}, nil
-			}
-			if symbol.Stub(path) {
-				return nil, &EmptyError{fmt.Sprintf("%s defines no functions (a compatibility stub, such as glibc 2.34's libpthread, whose functions moved to libc): %s:%s:%s will see no events", path, name, parts[0], fn)}
-			}
-			return nil, &MissingError{Provider: name, Target: path + ":" + fn, Reason: noSymbol(path, fn)}
-		}
-		if kernel.HasWildcard(fn) {
-			all, err := symbol.Functions(path)
-			if err != nil {
-				return nil, fmt.Errorf("read the symbols of %s: %w", path, err)
-			}
-			funcs = funcs[:0]
-			for _, f := range all {
-				if kernel.Match(fn, f) {
-					funcs = append(funcs, f)
-				}
-			}
-		}
-		probes := make([]Probe, 0, len(funcs))
-		for _, f := range funcs {
-			q := p
-			q.Event, q.Name = f, name+":"+path+":"+f
-			probes = append(probes, q)
 		}
 		return probes, nil
 	}
 }
 
+// uprobesIn resolves the function part of a uprobe in the binary path:
+// an address, a function and an offset, a function, or a wildcard. An
+// address or offset is checked when attaching, as bpftrace does, so that
+// missing_probes applies to it.
+func uprobesIn(kind Kind, name, path, fn string, unsafe bool) ([]Probe, error) {
+	p := Probe{Kind: kind, Target: path, Unsafe: unsafe}
+	if fn[0] >= '0' && fn[0] <= '9' {
+		addr, err := parseUint(fn)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%s:%s: invalid address: %w", name, path, fn, err)
+		}
+		p.Address, p.Name = addr, name+":"+path+":"+strconv.FormatUint(addr, 10)
+		return []Probe{p}, nil
+	}
+	if f, off, ok := strings.Cut(fn, "+"); ok {
+		n, err := parseUint(off)
+		if err != nil || kind == Uretprobe {
+			return nil, fmt.Errorf("%s:%s:%s: an offset must be a number, on a uprobe", name, path, fn)
+		}
+		if !hasFunction(path, f) {
+			return nil, &MissingError{Provider: name, Target: path + ":" + f, Reason: noSymbol(path, f), Hint: strippedHint(path)}
+		}
+		p.Event, p.Offset = f, n
+		p.Name = name + ":" + path + ":" + f + "+" + strconv.FormatUint(n, 10)
+		return []Probe{p}, nil
+	}
+	funcs := []string{fn}
+	if !kernel.HasWildcard(fn) && !hasFunction(path, fn) {
+		// A C++ function may be named as written in the source.
+		if cpp, err := cppMatches(path, fn); err == nil && len(cpp) == 1 {
+			p.Event, p.Name = cpp[0].Mangled, name+":"+path+":"+fn
+			return []Probe{p}, nil
+		}
+		if symbol.Stub(path) {
+			return nil, &EmptyError{fmt.Sprintf("%s defines no functions (a compatibility stub, such as glibc 2.34's libpthread, whose functions moved to libc): %s:%s:%s will see no events", path, name, path, fn)}
+		}
+		return nil, &MissingError{Provider: name, Target: path + ":" + fn, Reason: noSymbol(path, fn), Hint: strippedHint(path)}
+	}
+	if kernel.HasWildcard(fn) {
+		all, err := symbol.Functions(path)
+		if err != nil {
+			return nil, fmt.Errorf("read the symbols of %s: %w", path, err)
+		}
+		funcs = funcs[:0]
+		for _, f := range all {
+			if kernel.Match(fn, f) {
+				funcs = append(funcs, f)
+			}
+		}
+	}
+	probes := make([]Probe, 0, len(funcs))
+	for _, f := range funcs {
+		q := p
+		q.Event, q.Name = f, name+":"+path+":"+f
+		probes = append(probes, q)
+	}
+	return probes, nil
+}
+
 // parseCppUprobe accepts uprobe:BINARY:cpp:PATTERN, where PATTERN
 // matches C++ functions by their demangled names, such as ns::Class::f.
-func parseCppUprobe(kind Kind, name, binary, pattern string) ([]Probe, error) {
-	path, err := symbol.ResolveBinary(binary)
+func parseCppUprobe(kind Kind, name, binary, pattern string, env *Env) ([]Probe, error) {
+	paths, err := env.binaries(binary)
 	if err != nil {
 		return nil, err
 	}
+	if len(paths) != 1 {
+		return nil, fmt.Errorf("%s:%s:cpp:%s: a C++ probe must name one binary", name, binary, pattern)
+	}
+	path := paths[0]
 	funcs, err := cppMatches(path, pattern)
 	if err != nil {
 		return nil, err
@@ -155,6 +173,14 @@ func noSymbol(path, fn string) string {
 	return msg
 }
 
+// strippedHint says that path is stripped, when it has no .symtab.
+func strippedHint(path string) string {
+	if symbol.HasSymbols(path) {
+		return ""
+	}
+	return path + " is stripped: it keeps only its dynamic symbols."
+}
+
 // hasFunction reports whether path has a function symbol named fn.
 func hasFunction(path, fn string) bool {
 	all, err := symbol.Functions(path)
@@ -165,26 +191,14 @@ func hasFunction(path, fn string) bool {
 	return i < len(all) && all[i] == fn
 }
 
-// attachUprobe attaches through the uprobe PMU. pid, when not 0, limits
-// the probe to that process.
+// attachUprobe attaches through the uprobe PMU, where uprobeOffset
+// says. pid, when not 0, limits the probe to that process.
 func attachUprobe(p *Probe, prog *ebpf.Program, pid int) ([]link.Link, error) {
-	ex, err := link.OpenExecutable(p.Target)
+	off, err := uprobeOffset(p)
 	if err != nil {
 		return nil, err
 	}
-	opts := &link.UprobeOptions{Address: p.Address, Offset: p.Offset, PID: pid}
-	var l link.Link
-	if p.Kind == Uretprobe {
-		l, err = ex.Uretprobe(p.Event, prog, opts)
-	} else {
-		l, err = ex.Uprobe(p.Event, prog, opts)
-	}
-	if errors.Is(err, link.ErrNoSymbol) {
-		return nil, fmt.Errorf("%s: %w", noSymbol(p.Target, p.Event), err)
-	}
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("this kernel has no uprobes: %w", err)
-	}
+	l, err := openProbe("uprobe", p.Target, off, p.Kind == Uretprobe, pid, prog)
 	if err != nil {
 		return nil, err
 	}

@@ -84,11 +84,7 @@ func parseSourceUprobe(kind Kind, name, target string, parts []string) ([]Probe,
 	if err != nil {
 		return nil, err
 	}
-	off, err := symbol.FileOffset(path, addr)
-	if err != nil {
-		return nil, fmt.Errorf("%s@%s: %w", path, file, err)
-	}
-	return []Probe{{Kind: kind, Target: path, Address: off,
+	return []Probe{{Kind: kind, Target: path, Address: addr,
 		Name: name + ":" + path + "@" + file + ":" + strings.Join(parts, ":")}}, nil
 }
 

@@ -18,7 +18,7 @@ import (
 
 func init() {
 	// U, as u is uprobe.
-	register(&provider{kind: Usdt, names: []string{"usdt", "U"},
+	register(&provider{kind: Usdt, newestFirst: true, names: []string{"usdt", "U"},
 		progType: ebpf.Kprobe, context: USDTArgs, builtins: []builtin.Var{builtin.ArgN},
 		userSpace: true, parse: parseUsdt, attach: attachUsdt,
 		list: &listing{inBinary: (*lister).usdt}})
@@ -26,10 +26,11 @@ func init() {
 
 // parseUsdt accepts usdt:BINARY:provider:name and usdt:BINARY:name, the
 // latter for a name that only one provider uses; '*' wildcards in any
-// part. BINARY is found as uprobes find theirs. Every site of a matching
+// part, and an empty provider for any. BINARY is found as uprobes find
+// theirs (Env.binaries); with -p it may be left out. Every site of a matching
 // probe is a Probe of its own, so a marker that the compiler copied, or
 // that the source repeats, is traced wherever it is.
-func parseUsdt(parts []string) ([]Probe, error) {
+func parseUsdt(parts []string, env *Env) ([]Probe, error) {
 	if len(parts) != 2 && len(parts) != 3 {
 		return nil, errors.New("usdt probe must have the form usdt:binary:[provider:]name")
 	}
@@ -37,13 +38,13 @@ func parseUsdt(parts []string) ([]Probe, error) {
 	if len(parts) == 3 {
 		provider = parts[1]
 	}
-	if target == "" {
+	if target == "" && env.Pid == 0 {
 		return nil, errors.New("usdt probe must name its binary: usdt:binary:[provider:]name")
 	}
 	if name == "" {
 		return nil, errors.New("usdt probe must have a target function or wildcard")
 	}
-	paths, err := usdtBinaries(target)
+	paths, err := env.binaries(target)
 	if err != nil {
 		return nil, err
 	}
@@ -55,6 +56,9 @@ func parseUsdt(parts []string) ([]Probe, error) {
 	var probes []Probe
 	for _, path := range paths {
 		sites, err := symbol.USDTProbes(path)
+		if err != nil && len(paths) > 1 {
+			continue // of several binaries, one that cannot be read has no probes
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -72,7 +76,7 @@ func parseUsdt(parts []string) ([]Probe, error) {
 
 	// A name alone must be one provider's, unless it is a wildcard. No
 	// match at all is for the checker to judge (missing_probes).
-	if anyProvider && !kernel.HasWildcard(target) && !kernel.HasWildcard(name) {
+	if anyProvider && target != "" && !kernel.HasWildcard(target) && !kernel.HasWildcard(name) {
 		var names []string
 		for _, p := range probes {
 			names = append(names, p.Name)
@@ -84,19 +88,6 @@ func parseUsdt(parts []string) ([]Probe, error) {
 		}
 	}
 	return probes, nil
-}
-
-// usdtBinaries resolves a usdt probe's binary; a path with wildcards may
-// name several.
-func usdtBinaries(target string) ([]string, error) {
-	if !kernel.HasWildcard(target) {
-		path, err := symbol.ResolveBinary(target)
-		if err != nil {
-			return nil, err
-		}
-		return []string{path}, nil
-	}
-	return symbol.GlobBinaries(target)
 }
 
 // usdt lists the USDT probes of the binary in a pattern

@@ -140,7 +140,7 @@ func keep(conn, pidfd int) {
 			kept.Unlock()
 			r := attachReply{ID: req.ID}
 			if err != nil {
-				r.Err = err.Error()
+				r.Err = errors.Unwrap(err).Error() // the cause, of an *probe.AttachError
 			}
 			reply(r)
 		}()
@@ -268,7 +268,7 @@ func (k *keeper) attach(probes []*probe.Probe, progs []*ebpf.Program, pid int) [
 			continue
 		}
 		if r.Err != "" {
-			errs[r.ID] = errors.New(r.Err)
+			errs[r.ID] = &probe.AttachError{Probe: probes[r.ID].Name, Err: errors.New(r.Err)}
 		}
 	}
 	return errs

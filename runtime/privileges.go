@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"gtrace/probe"
 )
 
 // Capability bits, from linux/capability.h.
@@ -108,6 +110,12 @@ func lockdownNote(err error) error {
 		return err
 	}
 	if m := lockdownMode(lockdownFile); m != "" && m != "none" {
+		// An attach error's cause is printed on its own: the note goes
+		// with it.
+		var ae *probe.AttachError
+		if errors.As(err, &ae) {
+			return &probe.AttachError{Probe: ae.Probe, Err: fmt.Errorf("%w (kernel lockdown is set to '%s')", ae.Err, m)}
+		}
 		return fmt.Errorf("%w (kernel lockdown is set to '%s')", err, m)
 	}
 	return err

@@ -100,7 +100,8 @@ type run struct {
 	probeMissed map[string]uint64
 	stats       []output.ProbeStat
 
-	// stopping is raised by the first signal: no more probes attach.
+	// stopping is raised by the first signal: no more probes attach, and
+	// events still queued are dropped. It is lowered again for END.
 	stopping atomic.Bool
 	// ended is raised when the -c child or the -p process has ended.
 	ended atomic.Bool
@@ -133,7 +134,8 @@ func Run(out *codegen.Output, opts *Options) (code int, err error) {
 		return 1, err
 	}
 	r := &run{out: out, opts: opts, progs: map[string]*ebpf.Program{},
-		dec:     &decoder{ksyms: &symbol.Kernel{}, usyms: &symbol.User{}, boot: boot, maxStrlen: out.MaxStrlen},
+		dec: &decoder{ksyms: &symbol.Kernel{}, usyms: &symbol.User{}, boot: boot, maxStrlen: out.MaxStrlen,
+			trailer: out.StrTruncTrailer, defaultStack: out.StackMode},
 		formats: map[int]*output.Format{}}
 	defer r.close()
 	if err := r.load(); err != nil {
@@ -233,7 +235,12 @@ func Run(out *codegen.Output, opts *Options) (code int, err error) {
 	if opts.Stats {
 		r.stats = r.probeStats()
 	}
+	if r.stopping.Load() {
+		r.discardQueued()
+	}
+	// As in bpftrace, END's events are all that is left, and all run.
 	r.exit = false
+	r.stopping.Store(false)
 	if err := r.runSpecial(probe.End); err != nil {
 		return 1, err
 	}
@@ -296,7 +303,7 @@ func (r *run) loadProgram(p *codegen.Program) (*ebpf.Program, int, error) {
 			return nil, 0, fmt.Errorf("associate map %s: %w", name, err)
 		}
 	}
-	popts := ebpf.ProgramOptions{}
+	popts := ebpf.ProgramOptions{LogSizeStart: uint32(r.out.LogSize)} // log_size
 	if r.opts.Verbose {
 		popts.LogLevel = ebpf.LogLevelStats
 	}
@@ -496,8 +503,31 @@ func (r *run) attach() error {
 	// user-space probes in the keeper.
 	errs := make([]error, len(attach))
 	r.progLinks = map[string][]link.Link{}
+	for _, wave := range attachWaves(attach) {
+		r.attachWave(attach, wave, errs)
+	}
+	r.unattached = map[string]bool{}
+	for i, err := range errs {
+		if err != nil {
+			r.unattached[attach[i].Name] = true
+		}
+		switch {
+		case err == nil || r.opts.MissingProbes == "ignore":
+		case r.opts.MissingProbes == "warn":
+			r.warnUnattached(lockdownNote(err))
+		default:
+			return lockdownNote(err)
+		}
+	}
+	return nil
+}
+
+// attachWave attaches the programs attach[i] for i in wave, in parallel,
+// and sets their errors in errs.
+func (r *run) attachWave(attach []*codegen.Program, wave []int, errs []error) {
 	var own, user []int
-	for i, p := range attach {
+	for _, i := range wave {
+		p := attach[i]
 		if r.keeper != nil && p.Prog.Probe.UserSpace() {
 			user = append(user, i)
 		} else {
@@ -528,7 +558,7 @@ func (r *run) attach() error {
 			return
 		}
 		i := own[j]
-		links, err := probe.Attach(&attach[i].Prog.Probe, r.progs[attach[i].Name], r.opts.Pid)
+		links, err := probe.Attach(&attach[i].Prog.Probe, r.progs[attach[i].Name], r.attachPid(&attach[i].Prog.Probe))
 		errs[i] = err
 		if r.keeper != nil && err == nil {
 			errs[i] = r.keeper.keep(links)
@@ -539,20 +569,6 @@ func (r *run) attach() error {
 		r.linksMu.Unlock()
 	})
 	<-userDone
-	r.unattached = map[string]bool{}
-	for i, err := range errs {
-		if err != nil {
-			r.unattached[attach[i].Name] = true
-		}
-		switch {
-		case err == nil || r.opts.MissingProbes == "ignore":
-		case r.opts.MissingProbes == "warn":
-			fmt.Fprintf(r.opts.Stderr, "WARNING: %v: skipping it (missing_probes = warn)\n", lockdownNote(err))
-		default:
-			return lockdownNote(err)
-		}
-	}
-	return nil
 }
 
 // attachesProbes reports whether the script has probes to attach, not
@@ -705,7 +721,7 @@ const (
 // drain handles every event already in the ring buffer.
 func (r *run) drain() error {
 	var rec ringbuf.Record
-	for !r.exit && r.rd.AvailableBytes() > 0 {
+	for !r.exit && !r.stopping.Load() && r.rd.AvailableBytes() > 0 {
 		r.rd.SetDeadline(time.Now())
 		if err := r.rd.ReadInto(&rec); err != nil {
 			if errors.Is(err, os.ErrDeadlineExceeded) {
@@ -775,6 +791,9 @@ func (r *run) finish() error {
 			return err
 		}
 		maps = append(maps, m)
+	}
+	if !r.out.PrintMapsOnExit {
+		maps = nil
 	}
 	if err := output.PrintExit(r.opts.Printer, maps); err != nil {
 		return err
@@ -890,7 +909,7 @@ func (r *run) handle(rec []byte) error {
 		case codegen.EvPrintf:
 			return p.Printf(s)
 		case codegen.EvCat:
-			b, err := os.ReadFile(s)
+			b, err := readCat(s, r.out.MaxCatBytes)
 			if err != nil {
 				fmt.Fprintf(r.opts.Stderr, "ERROR: failed to open file '%s' (%s)\n", s, Strerror(err))
 				return nil

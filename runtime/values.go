@@ -26,6 +26,12 @@ type decoder struct {
 	boot time.Time
 	// maxStrlen bounds a strftime() result, as max_strlen does.
 	maxStrlen int
+	// trailer follows a string of max_strlen bytes with no NUL, as
+	// str() leaves one it cut short (str_trunc_trailer).
+	trailer string
+	// defaultStack is how stacks print unless their call names a
+	// mode (stack_mode).
+	defaultStack string
 }
 
 // bootTime is the wall clock time at which CLOCK_BOOTTIME was zero.
@@ -53,10 +59,14 @@ func (d *decoder) value(t *sema.Type, b []byte) output.Value {
 	case sema.Bool:
 		return output.Bool(le(b, t.Size) != 0)
 	case sema.String:
-		if i := bytes.IndexByte(b[:t.Size], 0); i >= 0 {
-			b = b[:i]
+		i := bytes.IndexByte(b[:t.Size], 0)
+		switch {
+		case i >= 0:
+			return output.Str(string(b[:i]))
+		case t.Size == d.maxStrlen:
+			return output.Str(string(b[:t.Size]) + d.trailer)
 		}
-		return output.Str(string(b[:min(len(b), t.Size)]))
+		return output.Str(string(b[:t.Size]))
 	case sema.Tuple:
 		offs := t.Offsets()
 		elems := make([]output.Value, len(t.Elems))
@@ -79,10 +89,10 @@ func (d *decoder) value(t *sema.Type, b []byte) output.Value {
 		if t.Trim {
 			frames = trimTracing(frames)
 		}
-		return output.Stack(stackMode(t), limit(frames, t.Len))
+		return output.Stack(d.stackMode(t), limit(frames, t.Len))
 	case sema.UStack:
 		frames := d.stack(int64(int32(le(b, 8))), uint32(le(b[8:], 4)))
-		return output.Stack(stackMode(t), limit(frames, t.Len))
+		return output.Stack(d.stackMode(t), limit(frames, t.Len))
 	case sema.Usym:
 		addr, pid := le(b, 8), uint32(le(b[8:], 4))
 		if name, _, ok := d.usyms.Resolve(pid, addr); ok {
@@ -125,9 +135,14 @@ func (d *decoder) value(t *sema.Type, b []byte) output.Value {
 	return output.Str("")
 }
 
-// stackMode is how a stack of type t prints: kstack(perf), ustack(raw).
-func stackMode(t *sema.Type) output.StackMode {
-	switch t.Format {
+// stackMode is how a stack of type t prints: kstack(perf), ustack(raw),
+// or as the stack_mode setting says.
+func (d *decoder) stackMode(t *sema.Type) output.StackMode {
+	mode := t.Format
+	if mode == "" {
+		mode = d.defaultStack
+	}
+	switch mode {
 	case "perf":
 		return output.StackPerf
 	case "raw":

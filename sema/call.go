@@ -13,6 +13,12 @@ import (
 
 // call checks a function call used as an expression or statement.
 func (c *checker) call(call *ast.Call) *Type {
+	if isConfig(call.Name) && len(call.Args) == 0 {
+		return c.configRecord(call)
+	}
+	if call.Name == "getopt" {
+		return c.getopt(call)
+	}
 	f := lookupFunc(call.Name)
 	if f == NoFunc {
 		if t, ok := c.stdlibCall(call); ok {
@@ -83,6 +89,9 @@ func (c *checker) call(call *ast.Call) *Type {
 		}
 		return VoidT
 	case FStr:
+		if t, ok := c.strParam(call); ok {
+			return t
+		}
 		t := c.expr(args[0])
 		size := c.opts.Config.MaxStrlen
 		if len(args) == 2 {
@@ -100,12 +109,12 @@ func (c *checker) call(call *ast.Call) *Type {
 		c.wantInt(args[0], c.expr(args[0]))
 		return KsymT
 	case FKaddr:
-		name, ok := args[0].(*ast.StrLit)
+		c.expr(args[0])
+		name, ok := c.stringLiteral(args[0])
 		if !ok {
 			c.errorf(args[0], "kaddr() expects a string literal")
 			return nil
 		}
-		c.expr(args[0])
 		addr, ok := c.opts.Kaddr(name.Value)
 		if !ok {
 			c.errorf(call, "Failed to resolve kernel symbol: %s", name.Value)

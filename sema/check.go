@@ -58,6 +58,9 @@ type Options struct {
 	// NoFusion runs every syscall tracepoint as itself, never fused into
 	// raw_syscalls.
 	NoFusion bool
+	// Pid is the process of -p, 0 for none: user-space attach points
+	// are resolved in it.
+	Pid int
 }
 
 // Check type-checks prog and expands its probes. Errors and warnings
@@ -74,9 +77,10 @@ func Check(prog *ast.Program, opts *Options) (*Info, diag.List) {
 	}
 	o.Config = cfg
 	c := &checker{opts: &o, info: &Info{Config: cfg, Maps: map[string]*MapInfo{}},
-		badMaps: map[string]bool{}}
+		badMaps: map[string]bool{}, errs: errs} // the config's warnings
 	if c.opts.Expand == nil {
-		c.opts.Expand = probe.Parse
+		env := &probe.Env{Pid: o.Pid, Unsafe: cfg.Unsafe}
+		c.opts.Expand = env.Parse
 	}
 	if c.opts.Format == nil {
 		c.opts.Format = tracepointFormat
@@ -209,7 +213,13 @@ func (c *checker) expand(prog *ast.Program) {
 		n := 0
 		judged := false // an error or a valid empty attach point says it all
 		for _, ap := range p.Attach {
-			probes, err := c.opts.Expand(ap.Text)
+			text, err := c.attachText(ap.Text)
+			if err != nil {
+				c.errorf(ap, "%v", err)
+				judged = true
+				continue
+			}
+			probes, err := c.opts.Expand(text)
 			var empty *probe.EmptyError
 			var missing *probe.MissingError
 			switch {
@@ -247,6 +257,7 @@ func (c *checker) expand(prog *ast.Program) {
 		}
 	}
 	c.unfuseFew()
+	c.checkProgCount()
 	if total > c.opts.Config.MaxProbes {
 		c.errorf(prog, "Can not attach more than %d probes (%d requested); raise max_probes to allow more", c.opts.Config.MaxProbes, total)
 	}
@@ -266,7 +277,7 @@ func (c *checker) missing(ap *ast.AttachPoint, err *probe.MissingError) bool {
 	case "ignore":
 		return false
 	}
-	c.errorf(ap, "%v. If this is expected, set the 'missing_probes' config variable to 'warn'.", err)
+	c.errorf(ap, "%s", err.Message())
 	return true
 }
 
@@ -897,10 +908,7 @@ func (c *checker) constInt(e ast.Expr) (int64, bool) {
 		if e.Count {
 			return int64(len(c.opts.Config.Params)), true
 		}
-		if s, ok := c.param(e.N); ok {
-			v, err := strconv.ParseInt(s, 0, 64)
-			return v, err == nil
-		}
+		return c.opts.Config.ParamInt(e.N)
 	case *ast.BlockExpr:
 		// A macro whose body is a constant, such as `macro top() { 5 }`.
 		if len(e.Stmts) == 0 && e.Value != nil {
@@ -941,15 +949,7 @@ func (c *checker) exprType(e ast.Expr) *Type {
 		if e.Count {
 			return Int64
 		}
-		s, ok := c.param(e.N)
-		if !ok {
-			// bpftrace treats a missing positional parameter as 0 or "".
-			return Int64
-		}
-		if _, err := strconv.ParseInt(s, 0, 64); err == nil {
-			return Int64
-		}
-		return StringType(len(s) + 1)
+		return c.positional(e)
 	case *ast.Ident:
 		return c.ident(e)
 	case *ast.Var:
@@ -1124,6 +1124,9 @@ func (c *checker) wantInt(e ast.Expr, t *Type) {
 }
 
 func (c *checker) ident(e *ast.Ident) *Type {
+	if isConfig(e.Name) {
+		return c.configRecord(e)
+	}
 	b := lookupBuiltin(e.Name)
 	if b == builtin.None {
 		if t, ok := c.stdlibIdent(e); ok {
@@ -1342,6 +1345,7 @@ func (c *checker) aggregation(call *ast.Call, f Func) *Type {
 	}
 	c.prog.Funcs[call] = f
 	if f == FTseries {
+		c.unstable(call, "unstable_tseries", "tseries")
 		return c.tseries(call)
 	}
 	t := &Type{Kind: Agg, Agg: f.Agg()}

@@ -27,6 +27,7 @@ func check(t *testing.T, src string, unsafe bool) (*Info, string) {
 	cfg := DefaultConfig()
 	cfg.Unsafe = unsafe
 	cfg.Params = []string{"7", "text"}
+	cfg.Unstable = map[string]string{"unstable_tseries": "enable"} // no warning of its use
 	info, errs := Check(prog, fakeOptions(cfg))
 	if len(errs) == 0 {
 		return info, ""

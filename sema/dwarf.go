@@ -155,9 +155,18 @@ func (c *checker) uaddrBias(e ast.Expr) {
 	if p.Kind != probe.Uprobe && p.Kind != probe.Usdt {
 		return
 	}
-	fn, fileOff := p.Event, p.Address
+	fn, fileOff := p.Event, uint64(0)
 	if p.Kind == probe.Usdt {
 		fn, fileOff = "", p.USDT.LocationOffset
+	} else if fn == "" {
+		// A uprobe at an address: its virtual address, in the file at
+		// fileOff.
+		off, err := symbol.FileOffset(p.Target, p.Address)
+		if err != nil {
+			c.errorf(e, "uaddr(): %v", err)
+			return
+		}
+		fileOff = off
 	}
 	vaddr, pie, err := symbol.ProbeAddress(p.Target, fn, p.Offset, fileOff)
 	if err != nil {

@@ -14,20 +14,25 @@ type Config struct {
 	MaxProbes  int // attach points a script may expand to
 	Unsafe     bool
 	Params     []string // positional parameters $1..$N
+	Named      []string // program options after --, "name" or "name=value", for getopt()
 	// MissingProbes says what a probe whose attach points all matched
 	// nothing does: "error", "warn" (dropped with a warning) or
 	// "ignore" (dropped).
 	MissingProbes string
+	Settings
 }
 
 // DefaultConfig returns bpftrace's defaults.
 func DefaultConfig() Config {
-	return Config{MaxStrlen: 1024, MaxMapKeys: 4096, MaxProbes: 1024, MissingProbes: "error"}
+	return Config{MaxStrlen: 1024, MaxMapKeys: 4096, MaxProbes: 1024, MissingProbes: "error",
+		Settings: defaultSettings()}
 }
 
 // Info is what the checker found out about a program.
 type Info struct {
 	Config Config
+	// Options are the program options getopt() reads, by name.
+	Options map[string]*ProgramOption
 	// Maps holds every map by name ("@x"); MapNames lists them sorted.
 	Maps     map[string]*MapInfo
 	MapNames []string

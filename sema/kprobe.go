@@ -21,7 +21,7 @@ func (c *checker) checkKprobes(ap *ast.AttachPoint, probes []probe.Probe) {
 	if !c.opts.HasKprobes() {
 		c.errs.Warn(ap.Span(), "this kernel has no kprobes (no kprobe PMU, no kprobe_events in tracefs): %s can not attach", ap.Text)
 	}
-	if len(probes) == 1 && probes[0].Funcs == nil {
+	if len(probes) == 1 && probes[0].Funcs == nil && probes[0].Address == 0 {
 		if err := c.opts.Traceable(probes[0].Event); err != nil {
 			c.errs.Warn(ap.Span(), "%v", err)
 		}

@@ -70,6 +70,7 @@ func TestDummyTSMap(t *testing.T) {
 				t.Fatal(errs)
 			}
 			opts := fakeOptions(DefaultConfig())
+			opts.Config.Unstable = map[string]string{"unstable_tseries": "enable"}
 			opts.Env = func(key string) (string, bool) {
 				return tt.env, key == DummyTSMapEnv && tt.env != ""
 			}

@@ -33,7 +33,7 @@ func ResolveBinary(target string) (string, error) {
 		} else if err != nil {
 			return "", err
 		}
-		if !isELF(target) {
+		if !IsELF(target) {
 			return "", fmt.Errorf("%s is not an ELF file", target)
 		}
 		return target, nil
@@ -43,14 +43,14 @@ func ResolveBinary(target string) (string, error) {
 			matches, _ := filepath.Glob(filepath.Join(dir, pattern))
 			sort.Strings(matches)
 			for _, m := range matches {
-				if isELF(m) {
+				if IsELF(m) {
 					return m, nil
 				}
 			}
 		}
 	}
 	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
-		if p := filepath.Join(dir, target); isELF(p) {
+		if p := filepath.Join(dir, target); IsELF(p) {
 			return p, nil
 		}
 	}
@@ -58,9 +58,9 @@ func ResolveBinary(target string) (string, error) {
 		target, strings.Join(libraryDirs, ", "))
 }
 
-// isELF reports whether path is a readable ELF file; Debian's libc.so is
+// IsELF reports whether path is a readable ELF file; Debian's libc.so is
 // a linker script, not the library.
-func isELF(path string) bool {
+func IsELF(path string) bool {
 	f, err := os.Open(path)
 	if err != nil {
 		return false

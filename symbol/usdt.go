@@ -46,7 +46,7 @@ func GlobBinaries(pattern string) ([]string, error) {
 		if strings.HasPrefix(pattern, "./") && !strings.HasPrefix(m, "./") && !filepath.IsAbs(m) {
 			m = "./" + m
 		}
-		if isELF(m) {
+		if IsELF(m) {
 			out = append(out, m)
 		}
 	}

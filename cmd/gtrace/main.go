@@ -16,7 +16,6 @@ import (
 	"gtrace/compiler"
 	"gtrace/kernel"
 	"gtrace/output"
-	"gtrace/probe"
 	"gtrace/runtime"
 	"gtrace/sema"
 	"gtrace/symbol"
@@ -28,6 +27,7 @@ var version = "0.1.0-dev"
 const usage = `USAGE:
     gtrace [options] FILENAME [ARGS...]
     gtrace [options] -e 'program' [ARGS...]
+    gtrace [options] -e 'program' [ARGS...] -- [ARGS...] [--NAME[=VALUE]...]
     gtrace -l [SEARCH]
     gtrace top [--once] [-f json] [--sort KEY] [--interval DURATION] [FILTER]
     gtrace prof [-d DURATION] [-f json] PROG_ID|NAME
@@ -80,7 +80,8 @@ OPTIONS:
     -V, --version  print the bpftrace version gtrace follows, and its own
 
 ENVIRONMENT:
-    BPFTRACE_MAX_STRLEN, BPFTRACE_MAX_MAP_KEYS, BPFTRACE_MAX_PROBES
+    BPFTRACE_<SETTING> sets a config setting, over the script's config block:
+    BPFTRACE_MAX_STRLEN, BPFTRACE_MAX_MAP_KEYS, BPFTRACE_STACK_MODE, ...
 `
 
 func main() {
@@ -91,6 +92,7 @@ func main() {
 type options struct {
 	program, filename string
 	params            []string
+	named             []string // program options after --, without their dashes
 	list              bool
 	listVerbose       bool
 	listPattern       string
@@ -300,7 +302,7 @@ func parseArgs(args []string) (*options, error) {
 				err = plainError{errors.New("USAGE: -k, --warnings conflicts with --no-warnings")}
 			}
 		case a == "--":
-			o.params = append(o.params, args[i+1:]...)
+			o.params, o.named = splitProgramArgs(o.params, args[i+1:])
 			i = len(args)
 		case strings.HasPrefix(a, "-") && a != "-":
 			err = fmt.Errorf("unknown option %s", a)
@@ -421,13 +423,9 @@ func trace(o *options, stdout, stderr io.Writer) error {
 		Name:        name,
 		IncludeDirs: o.includeDirs,
 		Includes:    o.includes,
-		Check: sema.Options{Config: sema.Config{Unsafe: o.unsafe, Params: o.params},
-			Env: os.LookupEnv, NoFusion: o.noFusion},
+		Check: sema.Options{Config: sema.Config{Unsafe: o.unsafe, Params: o.params, Named: o.named},
+			Env: os.LookupEnv, NoFusion: o.noFusion, Pid: o.pid},
 		Codegen: codegen.Options{Pid: uint32(o.pid), HelperErrors: o.warnings},
-	}
-	if o.pid != 0 {
-		// A user-space probe naming no binary is of the process's files.
-		copts.Check.Expand = func(text string) ([]probe.Probe, error) { return probe.ParseForPid(text, o.pid) }
 	}
 	// As in bpftrace v0.26, -d prints and the program still runs.
 	if o.debug.ast {
@@ -453,6 +451,9 @@ func trace(o *options, stdout, stderr io.Writer) error {
 	}
 	if prog.Warnings != nil && !o.noWarnings {
 		prog.Warnings.Render(stderr)
+	}
+	if !programOptionsOK(prog.Info.Options, o.named, stderr) {
+		return exitCode(1)
 	}
 	if o.probeFilter != nil {
 		prog.Output.Filter(o.probeFilter.MatchString)

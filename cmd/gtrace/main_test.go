@@ -33,6 +33,8 @@ func TestParseArgs(t *testing.T) {
 			options{program: "x", command: "ls -l", dryRun: true, unsafe: true, debug: debugStages{ast: true}, format: "text"}},
 		{[]string{"-p", "42", "--dry-run", "-e", "x"}, options{program: "x", pid: 42, dryRun: true, format: "text"}},
 		{[]string{"-e", "x", "--", "-1"}, options{program: "x", params: []string{"-1"}, format: "text"}},
+		{[]string{"-e", "x", "p1", "--", "--aa=20", "p2", "--dd"},
+			options{program: "x", params: []string{"p1", "p2"}, named: []string{"aa=20", "dd"}, format: "text"}},
 	}
 	for _, tt := range tests {
 		got, err := parseArgs(tt.args)

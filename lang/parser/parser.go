@@ -700,7 +700,7 @@ func (p *parser) parsePrimary() ast.Expr {
 		}
 		m.At = p.from(start)
 		return m
-	case token.IDENT:
+	case token.IDENT, token.CONFIG: // config(), the builtin
 		name := p.lit
 		p.next()
 		if name == "typeof" && p.tok == token.LPAREN {

@@ -38,6 +38,8 @@ func TestCheck(t *testing.T) {
 		{"text none fails", expect{expectTextNone, "bad"}, "bad\n", -1, false, "unexpected line found: bad"},
 		{"regex anchors per line", expect{expectRegex, `^@\w+: \d+$`}, "x\n@a: 3\ny\n", -1, true, ""},
 		{"regex not matched", expect{expectRegex, `^z`}, "x\n", -1, false, "expected regex not matched: ^z"},
+		{"regex repeated over 1000 times", expect{expectRegex, `^\(/X{5555}\)$`}, "(/" + strings.Repeat("X", 5555) + ")\n", -1, true, ""},
+		{"regex repeated one time short", expect{expectRegex, `^/X{1500}$`}, "/" + strings.Repeat("X", 1499) + "\n", -1, false, "not matched"},
 		{"regex none", expect{expectRegexNone, `ERROR`}, "fine\n", -1, true, ""},
 		{"regex none fails", expect{expectRegexNone, `ERR`}, "ERROR\n", -1, false, "unexpected regex matched"},
 		{"file, trimmed", expect{expectFile, maps}, "@a: 1\n@b: 2\n\n\n", -1, true, ""},

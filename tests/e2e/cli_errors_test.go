@@ -25,20 +25,20 @@ func TestCLIErrors(t *testing.T) {
 	}{
 		{"max_strlen wraps", nil,
 			[]string{"-e", `config = { max_strlen = 9223372036854775809 } BEGIN { printf("%s\n", comm); exit() }`},
-			"stdin:1:12-44: ERROR: config setting max_strlen: 9223372036854775809 is out of range: want 1 to 1024\n" +
+			"stdin:1:12-44: ERROR: max_strlen: 9223372036854775809 is out of range: want 1 to 16384\n" +
 				`config = { max_strlen = 9223372036854775809 } BEGIN { printf("%s\n", comm); exit() }` + "\n" +
 				"           ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~\n"},
 		{"max_probes wraps", nil,
 			[]string{"-e", "config = { max_probes = 18446744073709551615 } BEGIN { exit() }"},
-			"stdin:1:12-45: ERROR: config setting max_probes: 18446744073709551615 is out of range: want 1 to 4294967295"},
+			"stdin:1:12-45: ERROR: max_probes: 18446744073709551615 is out of range: want 1 to 4294967295"},
 		{"max_map_keys wraps", nil,
 			[]string{"-e", "config = { max_map_keys = 9223372036854775808 } BEGIN { @[1] = 1; exit() }"},
-			"stdin:1:12-46: ERROR: config setting max_map_keys: 9223372036854775808 is out of range: want 1 to 4294967295"},
+			"stdin:1:12-46: ERROR: max_map_keys: 9223372036854775808 is out of range: want 1 to 4294967295"},
 		{"env max_strlen wraps", []string{"BPFTRACE_MAX_STRLEN=9223372036854775809"},
 			[]string{"-e", `BEGIN { printf("%s\n", comm); exit() }`},
-			"ERROR: BPFTRACE_MAX_STRLEN: 9223372036854775809 is out of range: want 1 to 1024\n"},
+			"ERROR: BPFTRACE_MAX_STRLEN: 9223372036854775809 is out of range: want 1 to 16384\n"},
 		{"env max_map_keys", []string{"BPFTRACE_MAX_MAP_KEYS=-1"}, []string{"-e", "BEGIN { exit() }"},
-			"ERROR: BPFTRACE_MAX_MAP_KEYS: want an integer from 1 to 4294967295, got \"-1\"\n"},
+			"ERROR: BPFTRACE_MAX_MAP_KEYS: expecting a number, got -1\n"},
 		{"no such pid", nil, []string{"-p", "999999", "-e", "BEGIN { exit() }"},
 			"ERROR: Failed to attach to pid 999999: No such process\n"},
 		{"pid not a number", nil, []string{"-p", "abc", "-e", "BEGIN { exit() }"},

@@ -135,7 +135,7 @@ func TestAttachErrors(t *testing.T) {
 	}
 
 	// bpftrace rejects an unknown tracepoint while compiling, with its
-	// location: "stdin:1:1-24: ERROR: tracepoint not found: nosuch:thing".
+	// location: "stdin:1:1-24: ERROR: No matches for tracepoint nosuch:thing.".
 	for _, args := range [][]string{
 		{"-e", "tracepoint:nosuch:thing { @ = count(); }"},
 		{"--dry-run", "-e", "tracepoint:nosuch:thing { @ = count(); }"},
@@ -145,8 +145,8 @@ func TestAttachErrors(t *testing.T) {
 		if r.Code != 1 {
 			t.Errorf("%q: exit code %d, want 1", args, r.Code)
 		}
-		if !errorHeader.MatchString(r.Stderr) || !strings.Contains(r.Stderr, "tracepoint not found") {
-			t.Errorf("%q: want a located 'tracepoint not found' error, got:\n%s", args, r.Stderr)
+		if !errorHeader.MatchString(r.Stderr) || !strings.Contains(r.Stderr, "No matches for tracepoint") {
+			t.Errorf("%q: want a located 'No matches for tracepoint' error, got:\n%s", args, r.Stderr)
 		}
 		if strings.Contains(r.Stdout+r.Stderr, "Attached") {
 			t.Errorf("%q: error came only at attach time:\n%s", args, r.Stderr)

@@ -125,8 +125,12 @@ func TestLocatedErrors(t *testing.T) {
 	}
 	tests := []struct{ name, script, want string }{
 		{"out of stack", "BEGIN {\n  @x = " + deep + ";\n}", "stdin:2:3-"},
-		{"raw tracepoint", "rawtracepoint:no_such_tp { }",
-			"stdin:1:1-25: ERROR: raw tracepoint not found: no_such_tp\n" +
+		{"raw tracepoint", "rawtracepoint:vmlinux:no_such_tp { }",
+			"stdin:1:1-33: ERROR: No matches for rawtracepoint vmlinux:no_such_tp.\n" +
+				"rawtracepoint:vmlinux:no_such_tp { }\n" +
+				"~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~\n"},
+		{"raw tracepoint in no module", "rawtracepoint:no_such_tp { }",
+			"stdin:1:1-25: ERROR: Probe has no valid attach points. If this is expected, set the 'missing_probes' config variable to 'warn'.\n" +
 				"rawtracepoint:no_such_tp { }\n" +
 				"~~~~~~~~~~~~~~~~~~~~~~~~\n"},
 		{"interval overflow", "interval:s:18446744073709551615 { }",
@@ -215,8 +219,8 @@ func TestAttachErrorLocated(t *testing.T) {
 	if r.Code == 0 {
 		testutils.Skip(t, "this machine has hardware counters")
 	}
-	want := regexp.MustCompile(`^stdin:2:1-21: ERROR: attach hardware:cycles:1000: .*\n` +
-		regexp.QuoteMeta("hardware:cycles:1000 { @ = count(); }\n~~~~~~~~~~~~~~~~~~~~\n") + "$")
+	want := regexp.MustCompile(`^stdin:2:1-21: ERROR: Unable to attach probe: hardware:cycles:1000\. If this is expected, set the 'missing_probes' config variable to 'warn'\.\n` +
+		regexp.QuoteMeta("hardware:cycles:1000 { @ = count(); }\n~~~~~~~~~~~~~~~~~~~~\n") + "ERROR: .*\n$")
 	if !want.MatchString(r.Stderr) {
 		t.Errorf("stderr:\n%s\nwant it to match:\n%s", r.Stderr, want)
 	}

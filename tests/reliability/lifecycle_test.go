@@ -28,7 +28,7 @@ func TestBeginAfterAttach(t *testing.T) {
 	if strings.Contains(r.Stdout, "header") {
 		t.Errorf("BEGIN's output was printed although a probe failed to attach:\n%s", r.Stdout)
 	}
-	if !strings.Contains(r.Stderr, "ERROR: attach hardware:cycles:100000") {
+	if !strings.Contains(r.Stderr, "ERROR: Unable to attach probe: hardware:cycles:100000.") {
 		t.Errorf("stderr does not name the probe that failed:\n%s", r.Stderr)
 	}
 }

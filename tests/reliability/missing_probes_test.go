@@ -25,8 +25,8 @@ func TestMissingProbes(t *testing.T) {
 	testutils.RequireRoot(t)
 	const (
 		libc    = "/lib/x86_64-linux-gnu/libc.so.6"
-		errWant = "stdin:1:1-36: ERROR: " + libc + " has no function symbol gtrace_no_such_function " +
-			"(a stripped binary keeps only its dynamic symbols). If this is expected, set the 'missing_probes' config variable to 'warn'.\n" +
+		errWant = "stdin:1:1-36: ERROR: No matches for uprobe " + libc + ":gtrace_no_such_function. " +
+			libc + " is stripped: it keeps only its dynamic symbols.\n" +
 			"uprobe:libc:gtrace_no_such_function,\n" +
 			"~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~\n"
 		attached = "Attached 1 probe\n"
@@ -122,9 +122,9 @@ func TestUprobeTargetErrors(t *testing.T) {
 		{"uprobe:/nonexistent/gtrace-bin:f", "ERROR: /nonexistent/gtrace-bin does not exist\n", "ELF"},
 		{"uprobe:/etc/passwd:f", "ERROR: /etc/passwd is not an ELF file\n", ""},
 		{"uprobe:" + harness.Bin() + ":gtrace_no_such_function",
-			"ERROR: " + harness.Bin() + " has no function symbol gtrace_no_such_function. If this is expected", "stripped"},
+			"ERROR: No matches for uprobe " + harness.Bin() + ":gtrace_no_such_function.\n", "stripped"},
 		{"uprobe:/lib/x86_64-linux-gnu/libc.so.6:gtrace_no_such_function",
-			"has no function symbol gtrace_no_such_function (a stripped binary keeps only its dynamic symbols)", ""},
+			"gtrace_no_such_function. /lib/x86_64-linux-gnu/libc.so.6 is stripped: it keeps only its dynamic symbols.", ""},
 	}
 	for _, tc := range tests {
 		r := harness.Gtrace(t, "-e", tc.probe+" { }")
@@ -154,13 +154,13 @@ func TestMissingProbesAtAttach(t *testing.T) {
 			if r.Code != tt.code {
 				t.Fatalf("exit code %d, want %d\nstderr:\n%s", r.Code, tt.code, r.Stderr)
 			}
-			if got := strings.Contains(r.Stderr, "WARNING: attach hardware:cycles:100000"); got != tt.warning {
+			if got := strings.Contains(r.Stderr, "WARNING: Unable to attach probe: hardware:cycles:100000. Skipping."); got != tt.warning {
 				t.Errorf("warning %v, want %v; stderr:\n%s", got, tt.warning, r.Stderr)
 			}
 			if tt.code == 0 && !strings.Contains(r.Stdout, "\n@: ") {
 				t.Errorf("the interval probe did not run:\n%s", r.Stdout)
 			}
-			if tt.code != 0 && !strings.Contains(r.Stderr, "ERROR: attach hardware:cycles:100000") {
+			if tt.code != 0 && !strings.Contains(r.Stderr, "ERROR: Unable to attach probe: hardware:cycles:100000.") {
 				t.Errorf("no error naming the probe:\n%s", r.Stderr)
 			}
 		})

@@ -143,7 +143,7 @@ func TestSSLTools(t *testing.T) {
 	testutils.RequireRoot(t)
 	for _, tool := range []string{"ssllatency", "sslsnoop"} {
 		r := harness.Gtrace(t, "--dry-run", "/usr/sbin/"+tool+".bt")
-		if r.Code != 1 || !strings.Contains(r.Stderr, "has no function symbol rsa_ossl_public_encrypt") {
+		if r.Code != 1 || !strings.Contains(r.Stderr, ":rsa_ossl_public_encrypt. ") {
 			t.Errorf("%s: exit code %d, want 1 and the missing symbol named:\n%s", tool, r.Code, r.Stderr)
 		}
 	}

@@ -82,7 +82,7 @@ func TestCppUprobes(t *testing.T) {
 	}
 
 	r = harness.Gtrace(t, "-c", stripped, "-e", `uprobe:`+stripped+`:calculate { @ = count(); }`)
-	if r.Code == 0 || !strings.Contains(r.Stderr, "has no function symbol calculate") {
+	if r.Code == 0 || !strings.Contains(r.Stderr, ":calculate. ") {
 		t.Errorf("want an error naming the missing symbol, got exit %d:\n%s", r.Code, r.Stderr)
 	}
 }

@@ -394,7 +394,7 @@ func TestVMKprobes(t *testing.T) {
 					{"no-function", "kprobe:gtrace_vm_no_such_function"},
 				} {
 					s := section(t, c.name, 1)
-					if !strings.Contains(s.stderr, "ERROR: attach "+c.probe+": ") {
+					if !strings.Contains(s.stderr, "ERROR: Unable to attach probe: "+c.probe+". ") {
 						t.Errorf("%s: the error does not name %s", c.name, c.probe)
 					}
 					if strings.Contains(s.stderr, "no kprobes") {

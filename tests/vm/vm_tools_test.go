@@ -205,9 +205,10 @@ func TestVMTools(t *testing.T) {
 }
 
 // vmMissing is gtrace's error for a kprobe on a function that the kernel
-// does not let it trace, located at the attach point: the function,
-// named again with why. Warnings that it will not attach come first.
-const vmMissing = `(?m)^/bt/\w+\.bt:\d+:\d+-\d+: ERROR: attach kprobe:%s: %[1]s `
+// does not let it trace, located at the attach point, then the cause:
+// the function, named again with why. Warnings that it will not attach
+// come first.
+const vmMissing = `(?m)^/bt/\w+\.bt:\d+:\d+-\d+: ERROR: Unable to attach probe: kprobe:%s\. .*\n.*\n.*\nERROR: %[1]s `
 
 // checkVMTools checks the sections of vmToolsScript under kernel kname.
 func checkVMTools(t *testing.T, kname string, sections vmSections) {
