@@ -237,7 +237,6 @@ func (l *lister) userTarget(parts []string) (target, rest string, ok bool) {
 	return "", "", false
 }
 
-
 // lookup finds the provider a name or alias names, or nil.
 func lookup(name string) *provider {
 	for _, p := range providers {
