@@ -33,9 +33,12 @@ type AttachPoint struct {
 	Probes string `json:"probes"` // what the script attaches
 	N      int    `json:"n"`
 	Tracer string `json:"tracer"`
-	// Start is exec to the "Attaching N probes..." line: parsing,
-	// compiling, and loading where the tracer loads before attaching
-	// (gtrace does; bpftrace 0.17 loads each program as it attaches it).
+	// Start is exec to the attach line: parsing, compiling, and loading
+	// where the tracer loads before attaching (gtrace does; bpftrace 0.17
+	// loads each program as it attaches it). bpftrace 0.17 prints
+	// "Attaching N probes..." on stdout before attaching; gtrace and
+	// current bpftrace print "Attached N probes" on stderr after it, so
+	// their Start includes attaching.
 	Start time.Duration `json:"start_ns"`
 	// Attach is that line to the last new file descriptor of the
 	// process: its last perf event or BPF link; an upper bound of a
@@ -214,7 +217,8 @@ func timeAttach(c Command, script string) (AttachPoint, error) {
 	if err != nil {
 		return p, err
 	}
-	stderr := &stderrLog{}
+	stderr := &stderrLog{attached: make(chan struct{})}
+	attached := stderr.attached
 	cmd.Stderr = stderr
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
@@ -242,6 +246,8 @@ func timeAttach(c Command, script string) (AttachPoint, error) {
 	var at time.Time
 	select {
 	case at = <-attaching:
+	case <-attached:
+		at = time.Now()
 	case <-time.After(exitTimeout):
 		return fail(errors.New("no Attaching line"))
 	}

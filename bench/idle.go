@@ -96,7 +96,8 @@ func idleRun(c Command, script string, d time.Duration) (IdlePoint, error) {
 	if err != nil {
 		return p, err
 	}
-	stderr := &stderrLog{}
+	stderr := &stderrLog{attached: make(chan struct{})}
+	attached := stderr.attached
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		return p, fmt.Errorf("start: %w", err)
@@ -121,6 +122,7 @@ func idleRun(c Command, script string, d time.Duration) (IdlePoint, error) {
 	}
 	select {
 	case <-attaching:
+	case <-attached:
 	case <-time.After(exitTimeout):
 		return fail(errors.New("no Attaching line"))
 	}

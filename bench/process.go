@@ -216,13 +216,24 @@ func (s *tracerRun) reportedAttach() (time.Duration, error) {
 type stderrLog struct {
 	mu  sync.Mutex
 	buf bytes.Buffer
+	// attached, if set, is closed at the "Attached N probes" line that
+	// current bpftrace and gtrace print on stderr once they attached.
+	attached chan struct{}
 }
 
 func (l *stderrLog) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.buf.Write(p)
+	n, err := l.buf.Write(p)
+	if l.attached != nil && attachedProbesLine.Match(l.buf.Bytes()) {
+		close(l.attached)
+		l.attached = nil
+	}
+	return n, err
 }
+
+// attachedProbesLine is the line a tracer prints on stderr once attached.
+var attachedProbesLine = regexp.MustCompile(`(?m)^Attached \d+ probes?$`)
 
 func (l *stderrLog) String() string {
 	l.mu.Lock()

@@ -10,7 +10,6 @@ import (
 
 	"gtrace/lang/diag"
 	"gtrace/lang/token"
-	"gtrace/probe"
 	"gtrace/sema"
 )
 
@@ -64,6 +63,9 @@ type Options struct {
 	// text becomes the programs' BTF line info; without it the line
 	// info is empty and the verifier's log quotes nothing.
 	File *token.File
+	// HelperErrors (-k) sends a warning when a probe read fails or a
+	// map read finds no value.
+	HelperErrors bool
 }
 
 // scratchSize bounds each program's per-CPU scratch area; the kernel
@@ -190,19 +192,6 @@ func funcInfo(probe string) *btf.Func {
 	proto := &btf.FuncProto{Return: &btf.Int{Name: "int", Size: 4, Encoding: btf.Signed},
 		Params: []btf.FuncParam{{Name: "ctx", Type: ctx}}}
 	return &btf.Func{Name: funcName(probe), Type: proto, Linkage: btf.GlobalFunc}
-}
-
-// ProbeCount is the number of probes, as "Attaching N probes" counts
-// them: a multi-kprobe counts each of its functions.
-func (o *Output) ProbeCount() int {
-	n := 0
-	for _, p := range o.Progs {
-		if p.Prog.Probe.Kind == probe.Bench {
-			continue // run only in bench mode, which prints no count
-		}
-		n += max(1, len(p.Prog.Probe.Funcs))
-	}
-	return n
 }
 
 // SortedMaps returns the layouts in name order, the order bpftrace prints

@@ -26,6 +26,9 @@ const (
 	// division by zero: Format is its message until the compiler
 	// renders it, located, in its place.
 	EvWarning
+	// EvHelperError is a failed helper call at At, with -k: Format is
+	// the helper's name, and the int64 at Offsets[0] its error code.
+	EvHelperError
 	// EvErrorf and EvWarnf are errorf() and warnf(): Format is the
 	// message's format, At and Expanded its place.
 	EvErrorf
@@ -57,6 +60,10 @@ type Event struct {
 	Where string
 	Loc   output.Location
 	Error bool // an EvWarning that is an error, such as a failed assert()
+	// Located is a helper error's warning, rendered by the compiler at
+	// its place in the script with output.MessageMark for the message;
+	// Loc is that place too.
+	Located string
 }
 
 // eventHeader is the size of the event id that starts every record.

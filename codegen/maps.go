@@ -69,6 +69,7 @@ func (g *gen) mapRead(m *ast.Map, dst int) {
 	if dst < 0 {
 		g.emit(asm.LoadMem(asm.R0, asm.R0, 0, asm.DWord), asm.Ja.Label(end))
 		g.place(missing)
+		g.lookupError(m)
 		g.emit(asm.Mov.Imm(asm.R0, 0))
 		g.place(end)
 		return
@@ -78,6 +79,7 @@ func (g *gen) mapRead(m *ast.Map, dst int) {
 	g.copyMem(regScratch, dst, regMapVal, 0, size)
 	g.emit(asm.Ja.Label(end))
 	g.place(missing)
+	g.lookupError(m)
 	g.zeroMem(regScratch, dst, size)
 	g.place(end)
 }

@@ -97,8 +97,9 @@ func (g *gen) readScalar(e ast.Expr, t *sema.Type) {
 		asm.Mov.Reg(asm.R1, asm.RFP), asm.Add.Imm(asm.R1, -8),
 		asm.Mov.Imm(asm.R2, int32(size)),
 		asm.FnProbeRead.Call(),
-		asm.LoadMem(asm.R0, asm.RFP, -8, asm.DWord),
 	)
+	g.probeReadError(e)
+	g.emit(asm.LoadMem(asm.R0, asm.RFP, -8, asm.DWord))
 	if m.BitSize > 0 {
 		// Little endian: the field starts BitOffset bits into the bytes.
 		g.emit(asm.RSh.Imm(asm.R0, int32(m.BitOffset)))
@@ -120,4 +121,5 @@ func (g *gen) readInto(e ast.Expr, t *sema.Type, dst int) {
 	g.emit(asm.Mov.Reg(asm.R3, asm.R0))
 	g.scratchPtr(asm.R1, dst)
 	g.emit(asm.Mov.Imm(asm.R2, int32(t.Size)), asm.FnProbeRead.Call())
+	g.probeReadError(e)
 }

@@ -10,8 +10,6 @@ import (
 	"gtrace/lang/ast"
 	"gtrace/lang/cpp"
 	"gtrace/lang/diag"
-	"gtrace/lang/macro"
-	"gtrace/lang/parser"
 	"gtrace/lang/token"
 	"gtrace/probe"
 	"gtrace/sema"
@@ -23,6 +21,8 @@ type Options struct {
 	Name string
 	// IncludeDirs are searched by #include, as -I gives them.
 	IncludeDirs []string
+	// Includes are included before the script, as --include gives them.
+	Includes []string
 	// Check holds the checker's settings and kernel inputs: the command
 	// line's config, the environment to read BPFTRACE_* settings from,
 	// and fakes of the kernel for tests. The zero value checks against
@@ -71,18 +71,11 @@ func Compile(src []byte, opts *Options) (*Program, error) {
 		o.Name = "stdin"
 	}
 	p := &Program{File: token.NewFile(o.Name, src)}
-	pre, errs := cpp.Preprocess(p.File, &cpp.Options{IncludeDirs: o.IncludeDirs})
-	if errs.HasErrors() {
-		return nil, &Error{File: p.File, Diags: errs}
+	tree, err := p.parse(&o)
+	if err != nil {
+		return nil, err
 	}
-	p.Source = pre
-	tree, errs := parser.ParseFile(pre.File)
-	if errs.HasErrors() {
-		return nil, p.located(errs)
-	}
-	if errs := macro.Expand(tree); errs.HasErrors() {
-		return nil, p.located(errs)
-	}
+	pre := p.Source
 	// bpftrace prints the tree after each of its passes; gtrace's checker
 	// leaves the tree as the parser made it, so it is printed once.
 	if o.DumpAST != nil {
@@ -114,6 +107,9 @@ func Compile(src []byte, opts *Options) (*Program, error) {
 			var b strings.Builder
 			p.located(diag.List{{Span: ev.At, Msg: ev.Format, Warning: !ev.Error}}).Render(&b)
 			ev.Format = b.String()
+		}
+		if ev.Kind == codegen.EvHelperError {
+			p.locateHelperError(ev)
 		}
 	}
 	if o.DumpCodegen != nil {

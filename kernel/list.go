@@ -53,19 +53,28 @@ func TracepointParams(category, event string) ([]string, error) {
 	return out, nil
 }
 
-// BTFFunctions lists the traceable functions that fentry can bind to:
-// those with a BTF prototype.
-func BTFFunctions() ([]string, error) {
-	all, err := TraceableFunctions()
+// BTFFunctions lists the traceable functions, all, that fentry can
+// bind to: those with a BTF prototype.
+func BTFFunctions(all []string) ([]string, error) {
+	_, specs, err := kernelSpecs()
 	if err != nil {
 		return nil, err
 	}
+	// One pass over the BTF, which the other listings share, costs less
+	// than a lookup per function.
+	funcs := map[string]bool{}
+	for typ, err := range specs[0].All() {
+		if err != nil {
+			return nil, fmt.Errorf("iterate kernel btf: %w", err)
+		}
+		if fn, ok := typ.(*btf.Func); ok {
+			funcs[fn.Name] = true
+		}
+	}
 	var out []string
 	for _, f := range all {
-		if strings.Contains(f, ":") {
-			continue // module functions live in the module's BTF
-		}
-		if _, err := KernelFunc(f); err == nil {
+		// Module functions, "module:f", live in the module's BTF.
+		if funcs[f] {
 			out = append(out, f)
 		}
 	}
@@ -131,21 +140,25 @@ func RawTracepoints() (map[string][]string, error) {
 	return raw, nil
 }
 
+// btfCache holds the kernel's BTF once decoded, for every listing of one
+// run: -l '*' lists fentry functions, raw tracepoints and iterators,
+// all from it.
+var btfCache = btf.NewCache()
+
 // kernelSpecs loads the BTF of vmlinux, named "vmlinux", and of every
 // module, named after it.
 func kernelSpecs() (names []string, specs []*btf.Spec, err error) {
-	cache := btf.NewCache()
-	vmlinux, err := cache.Kernel()
+	vmlinux, err := btfCache.Kernel()
 	if err != nil {
 		return nil, nil, fmt.Errorf("load kernel btf: %w", err)
 	}
 	names, specs = []string{"vmlinux"}, []*btf.Spec{vmlinux}
-	modules, err := cache.Modules()
+	modules, err := btfCache.Modules()
 	if err != nil {
 		return nil, nil, fmt.Errorf("list btf modules: %w", err)
 	}
 	for _, mod := range modules {
-		spec, err := cache.Module(mod)
+		spec, err := btfCache.Module(mod)
 		if err != nil {
 			return nil, nil, fmt.Errorf("load btf of module %s: %w", mod, err)
 		}
@@ -220,8 +233,10 @@ func IsTypePattern(pattern string) bool {
 // TypeLister lists the kernel's types, loading its BTF once.
 type TypeLister struct {
 	// types holds the named structs, unions and enums of the kernel's
-	// BTF, loaded by the first pattern.
-	types []btf.Type
+	// BTF, loaded by the first pattern, and modules the BTF each is
+	// from: "vmlinux" or a module's name.
+	types   []btf.Type
+	modules []string
 }
 
 // List lists the kernel's named structs, unions and enums whose C
@@ -238,8 +253,10 @@ func (l *TypeLister) List(pattern string, verbose bool) ([]string, error) {
 		}
 	}
 	var all []string
+	// from is the BTF each definition in all comes from.
+	from := map[string]string{}
 	known := false
-	for _, typ := range l.types {
+	for i, typ := range l.types {
 		name := typeName(typ)
 		known = known || name == pattern
 		if !verbose {
@@ -255,6 +272,7 @@ func (l *TypeLister) List(pattern string, verbose bool) ([]string, error) {
 			// structs ("struct x {};") and enums are left out.
 			if first, _, _ := strings.Cut(def, "\n"); strings.HasSuffix(first, "{") {
 				all = append(all, def)
+				from[def] = l.modules[i]
 			}
 		}
 	}
@@ -271,7 +289,8 @@ func (l *TypeLister) List(pattern string, verbose bool) ([]string, error) {
 	}
 	var out []string
 	for _, def := range found {
-		out = append(out, strings.Split(def, "\n")...)
+		// As bpftrace, named by the BTF it is from.
+		out = append(out, strings.Split(from[def]+": "+def, "\n")...)
 		out = append(out, "")
 	}
 	return out, nil
@@ -281,19 +300,24 @@ func (l *TypeLister) List(pattern string, verbose bool) ([]string, error) {
 // of the modules' BTF.
 func (l *TypeLister) loadTypes() error {
 	l.types = []btf.Type{}
-	_, specs, err := kernelSpecs()
+	names, specs, err := kernelSpecs()
 	if err != nil {
 		return err
 	}
-	for _, spec := range specs {
+	// A module's split BTF holds vmlinux's types too: each type is
+	// listed once, from the first BTF that has it.
+	seen := map[btf.Type]bool{}
+	for i, spec := range specs {
 		for typ, err := range spec.All() {
 			if err != nil {
 				return fmt.Errorf("iterate kernel btf: %w", err)
 			}
 			switch typ.(type) {
 			case *btf.Struct, *btf.Union, *btf.Enum:
-				if typ.TypeName() != "" {
+				if typ.TypeName() != "" && !seen[typ] {
+					seen[typ] = true
 					l.types = append(l.types, typ)
+					l.modules = append(l.modules, names[i])
 				}
 			}
 		}
@@ -737,4 +761,34 @@ func (d *cdump) typeChain(decls *[]btf.Type, name string, lvl int) {
 func isVoid(typ btf.Type) bool {
 	_, ok := typ.(*btf.Void)
 	return ok
+}
+
+// Iterators lists the BPF iterators the kernel's BTF describes, by the
+// name of their context struct, bpf_iter__NAME, as bpftrace lists them.
+func Iterators() ([]string, error) {
+	_, specs, err := kernelSpecs()
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, spec := range specs {
+		for typ, err := range spec.All() {
+			if err != nil {
+				return nil, fmt.Errorf("iterate kernel btf: %w", err)
+			}
+			s, ok := typ.(*btf.Struct)
+			if !ok {
+				continue
+			}
+			// The verifier's bpf_iter__task__safe_trusted is no iterator.
+			name, ok := strings.CutPrefix(s.Name, "bpf_iter__")
+			if ok && !strings.HasSuffix(name, "__safe_trusted") && !seen[name] {
+				seen[name] = true
+				out = append(out, name)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out, nil
 }

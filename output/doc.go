@@ -34,8 +34,8 @@
 // step 1 print as "[5]"; when step does not divide max-min, the last
 // lhist bucket starts where the previous one ends; min and max values
 // sort as unsigned numbers (negative last); integer keys sort signed;
-// "Lost N events" goes to stderr. "Attaching N probes..." stays on stdout
-// as bpftrace 0.17 prints it, which is what its tools and users expect.
+// "Lost N events" and, once the probes are attached, "Attached N probes"
+// go to stderr.
 //
 // JSON: attached_probes and lost_events carry a "count" field; histogram
 // buckets are separated by "," without a space; map keys lose all

@@ -57,8 +57,8 @@ func TestGolden(t *testing.T) {
 				if got := out.String(); got != want {
 					t.Errorf("output differs\n got:\n%s\nwant:\n%s", got, want)
 				}
-				if errw.Len() != 0 {
-					t.Errorf("stderr = %q", errw.String())
+				if wantErr := map[string]string{"text": "Attached 1 probe\n"}[format]; errw.String() != wantErr {
+					t.Errorf("stderr = %q, want %q", errw.String(), wantErr)
 				}
 			})
 		}
@@ -92,6 +92,9 @@ func toV026(format, s string) string {
 		// v0.26 separates histogram buckets with "," and no space.
 		return strings.ReplaceAll(s, "}, {", "},{")
 	}
+	// v0.26 prints "Attached 1 probe" on stderr, where 0.17 printed
+	// "Attaching 1 probe..." on stdout.
+	s = strings.Replace(s, "Attaching 1 probe...\n", "", 1)
 	// v0.26 has no space after the colon before a histogram.
 	s = histHeader.ReplaceAllString(s, "$1:\n$2")
 	// v0.26 prints stats as a record.

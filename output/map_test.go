@@ -295,10 +295,10 @@ func TestPrinterMessages(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if want := "Attaching 2 probes...\n12:00:00\na b\nout\nfile\n(1, x)\n"; out.String() != want {
+	if want := "12:00:00\na b\nout\nfile\n(1, x)\n"; out.String() != want {
 		t.Errorf("text out = %q, want %q", out.String(), want)
 	}
-	if want := "Lost 3 events\n"; errw.String() != want {
+	if want := "Attached 2 probes\nLost 3 events\n"; errw.String() != want {
 		t.Errorf("text err = %q, want %q", errw.String(), want)
 	}
 

@@ -27,6 +27,8 @@ type Printer interface {
 	// Stats prints what each probe cost, for --stats.
 	Stats(stats []ProbeStat, lost uint64) error
 	AttachedProbes(n uint64) error
+	// HelperError reports a failed helper call (-k).
+	HelperError(e *HelperError) error
 	// BenchResult prints benchmark index of names: the mean time of
 	// one run over iters runs (--mode bench).
 	BenchResult(names []string, index int, mean time.Duration, iters uint64) error

@@ -104,14 +104,14 @@ func (t *Text) LostEvents(n uint64) error {
 	return write(t.errw, "Lost "+strconv.FormatUint(n, 10)+" events\n")
 }
 
+// AttachedProbes prints current bpftrace's line, on stderr, once the
+// probes are attached.
 func (t *Text) AttachedProbes(n uint64) error {
-	// bpftrace 0.17's line, on stdout, which the 0.17-era tools and
-	// users' scripts expect; v0.26 prints "Attached N probes" on stderr.
-	s := "Attaching " + strconv.FormatUint(n, 10) + " probe"
+	s := "Attached " + strconv.FormatUint(n, 10) + " probe"
 	if n != 1 {
 		s += "s"
 	}
-	return write(t.out, s+"...\n")
+	return write(t.errw, s+"\n")
 }
 
 // End prints the two empty lines bpftrace leaves before the exit maps.

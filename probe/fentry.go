@@ -24,11 +24,18 @@ func init() {
 }
 
 // listFentry lists the functions that have BTF, whether or not this
-// kernel lets programs bind to them: only when asked by name. Their
-// parameters, and fexit's retval, are their arguments.
+// kernel lets programs bind to them. Their parameters, and fexit's
+// retval, are their arguments. As in bpftrace, fexit is listed only when
+// asked by name.
 func listFentry(retval bool) *listing {
-	return &listing{explicit: true,
-		probes: func(*lister) ([]string, error) { return kernel.BTFFunctions() },
+	return &listing{explicit: retval,
+		probes: func(l *lister) ([]string, error) {
+			all, err := l.traceable()
+			if err != nil {
+				return nil, err
+			}
+			return kernel.BTFFunctions(all)
+		},
 		params: func(_ *lister, fn string) ([]string, error) { return kernel.FuncParams(fn, retval) }}
 }
 

@@ -18,20 +18,25 @@ func init() {
 	register(&provider{kind: Kprobe, newestFirst: true, names: []string{"kprobe", "k"},
 		progType: ebpf.Kprobe, context: Registers, builtins: []builtin.Var{builtin.ArgN, builtin.Func},
 		parse: parseKprobe(Kprobe), attach: attachKprobe,
-		list: &listing{probes: traceable}})
+		list: &listing{probes: (*lister).traceable}})
 	register(&provider{kind: Kretprobe, names: []string{"kretprobe", "kr"},
 		progType: ebpf.Kprobe, context: Registers, builtins: []builtin.Var{builtin.Func, builtin.Retval},
 		parse: parseKprobe(Kretprobe), attach: attachKprobe,
-		list: &listing{probes: traceable}})
+		list: &listing{explicit: true, probes: (*lister).traceable}})
 }
 
-// traceable lists the kernel functions kprobes can attach to, none on a
-// kernel without kprobes.
-func traceable(*lister) ([]string, error) {
-	if !kernel.HasKprobes() {
-		return nil, nil
+// traceable lists the kernel functions kprobes can attach to, as tracefs
+// (or kallsyms) lists them, also on a kernel without kprobes, as
+// bpftrace does; read once per listing.
+func (l *lister) traceable() ([]string, error) {
+	if l.funcs == nil {
+		funcs, err := kernel.TraceableFunctions()
+		if err != nil {
+			return nil, err
+		}
+		l.funcs = funcs
 	}
-	return kernel.TraceableFunctions()
+	return l.funcs, nil
 }
 
 // parseKprobe accepts kprobe:func, kprobe:func+offset, kprobe:module:func,

@@ -1,11 +1,15 @@
 package probe
 
 import (
+	"fmt"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cilium/ebpf/btf"
 
@@ -31,7 +35,6 @@ func TestListPerfEvents(t *testing.T) {
 		}},
 		{"HARDWARE:branches:", []string{"hardware:branches:"}},
 		{"h:branches:,s:dummy:", []string{"hardware:branches:", "software:dummy:"}},
-		{"kprobe:*", nil},
 		// bpftrace v0.26 lists the units of interval and profile, but
 		// only when the pattern names the probe type.
 		{"interval:*", []string{"interval:hz:", "interval:ms:", "interval:s:", "interval:us:"}},
@@ -42,7 +45,7 @@ func TestListPerfEvents(t *testing.T) {
 		{"*:hz:", nil},
 	}
 	for _, tt := range tests {
-		got, err := List(tt.pattern)
+		got, err := List(tt.pattern, ListOptions{})
 		if err != nil {
 			t.Errorf("List(%q): %v", tt.pattern, err)
 			continue
@@ -52,7 +55,7 @@ func TestListPerfEvents(t *testing.T) {
 		}
 	}
 
-	all, err := List("software:*")
+	all, err := List("software:*", ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +86,7 @@ func TestListTracepointsLive(t *testing.T) {
 	slices.Sort(want)
 
 	for _, pattern := range []string{"tracepoint:syscalls:sys_enter_read*", "t:syscalls:sys_enter_read*"} {
-		got, err := List(pattern)
+		got, err := List(pattern, ListOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -92,7 +95,7 @@ func TestListTracepointsLive(t *testing.T) {
 		}
 	}
 
-	got, err := ListVerbose("tracepoint:syscalls:sys_enter_read")
+	got, err := List("tracepoint:syscalls:sys_enter_read", ListOptions{Verbose: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,14 +111,14 @@ func TestListTracepointsLive(t *testing.T) {
 	}
 
 	// A bare word is matched against probe names of every provider.
-	got, err = List("sched_switch")
+	got, err = List("sched_switch", ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !slices.Contains(got, "tracepoint:sched:sched_switch") {
 		t.Errorf("List(sched_switch) = %q, want tracepoint:sched:sched_switch in it", got)
 	}
-	got, err = List("*sched_switch")
+	got, err = List("*sched_switch", ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +129,7 @@ func TestListTracepointsLive(t *testing.T) {
 
 func TestListRawTracepointsLive(t *testing.T) {
 	testutils.RequireRoot(t)
-	got, err := ListVerbose("rawtracepoint:sched_switch")
+	got, err := List("rawtracepoint:sched_switch", ListOptions{Verbose: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +143,7 @@ func TestListRawTracepointsLive(t *testing.T) {
 		t.Errorf("arguments = %q, want struct task_struct * prev among them", got[1:])
 	}
 
-	all, err := List("rt:*")
+	all, err := List("rt:*", ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +155,7 @@ func TestListRawTracepointsLive(t *testing.T) {
 // TestListFunctions lists kernel functions for fentry and kprobes, and a
 // binary's functions for uprobes.
 func TestListFunctions(t *testing.T) {
-	got, err := ListVerbose("fexit:vfs_read")
+	got, err := List("fexit:vfs_read", ListOptions{Verbose: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,14 +163,16 @@ func TestListFunctions(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("fexit:vfs_read lists %q, want %q", got, want)
 	}
-	got, err = List("kprobe:vfs_read")
+	got, err = List("kprobe:vfs_read", ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{"kprobe:vfs_read"}; kernel.HasKprobes() && !reflect.DeepEqual(got, want) || !kernel.HasKprobes() && got != nil {
-		t.Errorf("kprobe:vfs_read lists %q with kprobes %v", got, kernel.HasKprobes())
+	// Listed from tracefs as bpftrace lists them, also where the kernel
+	// has no kprobes to attach them with.
+	if want := []string{"kprobe:vfs_read"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("kprobe:vfs_read lists %q, want %q", got, want)
 	}
-	got, err = List("uprobe:libc:getaddrinfo")
+	got, err = List("uprobe:libc:getaddrinfo", ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +182,8 @@ func TestListFunctions(t *testing.T) {
 }
 
 // TestListTypesLive lists kernel structs whose layout has not changed in
-// years, as bpftrace v0.26 prints them for -lv 'struct X'.
+// years, as bpftrace v0.26 prints them for -lv 'struct X': named by the
+// BTF they are from.
 func TestListTypesLive(t *testing.T) {
 	if _, err := btf.LoadKernelSpec(); err != nil {
 		testutils.Skip(t, "no kernel BTF: "+err.Error())
@@ -187,23 +193,19 @@ func TestListTypesLive(t *testing.T) {
 		verbose bool
 		want    string
 	}{
-		{"struct list_head", true, "struct list_head {\n\tstruct list_head *next;\n\tstruct list_head *prev;\n};\n"},
-		{"struct  callback_head", true, "struct callback_head {\n\tstruct callback_head *next;\n\tvoid (*func)(struct callback_head *);\n};\n"},
-		{"struct qstr", true, "struct qstr {\n\tunion {\n\t\tstruct {\n\t\t\tu32 hash;\n\t\t\tu32 len;\n\t\t};\n\t\tu64 hash_len;\n\t};\n\tconst unsigned char *name;\n};\n"},
-		{"struct list_head,struct hlist_node", true, "struct list_head {\n\tstruct list_head *next;\n\tstruct list_head *prev;\n};\n\n" +
-			"struct hlist_node {\n\tstruct hlist_node *next;\n\tstruct hlist_node **pprev;\n};\n"},
-		{"struct list_hea*", true, "struct list_head {\n\tstruct list_head *next;\n\tstruct list_head *prev;\n};\n"},
+		{"struct list_head", true, "vmlinux: struct list_head {\n\tstruct list_head *next;\n\tstruct list_head *prev;\n};\n"},
+		{"struct  callback_head", true, "vmlinux: struct callback_head {\n\tstruct callback_head *next;\n\tvoid (*func)(struct callback_head *);\n};\n"},
+		{"struct qstr", true, "vmlinux: struct qstr {\n\tunion {\n\t\tstruct {\n\t\t\tu32 hash;\n\t\t\tu32 len;\n\t\t};\n\t\tu64 hash_len;\n\t};\n\tconst unsigned char *name;\n};\n"},
+		{"struct list_head,struct hlist_node", true, "vmlinux: struct list_head {\n\tstruct list_head *next;\n\tstruct list_head *prev;\n};\n\n" +
+			"vmlinux: struct hlist_node {\n\tstruct hlist_node *next;\n\tstruct hlist_node **pprev;\n};\n"},
+		{"struct list_hea*", true, "vmlinux: struct list_head {\n\tstruct list_head *next;\n\tstruct list_head *prev;\n};\n"},
 		{"struct list_head", false, "struct list_head"},
 		{"struct callback_hea*", false, "struct callback_head"},
-		{"enum pid_type", true, "enum pid_type {\n\tPIDTYPE_PID = 0,\n\tPIDTYPE_TGID = 1,\n\tPIDTYPE_PGID = 2,\n\tPIDTYPE_SID = 3,\n\tPIDTYPE_MAX = 4,\n};\n"},
+		{"enum pid_type", true, "vmlinux: enum pid_type {\n\tPIDTYPE_PID = 0,\n\tPIDTYPE_TGID = 1,\n\tPIDTYPE_PGID = 2,\n\tPIDTYPE_SID = 3,\n\tPIDTYPE_MAX = 4,\n};\n"},
 		{"struct no_such_struct*", false, ""},
 	}
 	for _, tt := range tests {
-		list := List
-		if tt.verbose {
-			list = ListVerbose
-		}
-		lines, err := list(tt.pattern)
+		lines, err := List(tt.pattern, ListOptions{Verbose: tt.verbose})
 		if err != nil {
 			t.Errorf("list %q: %v", tt.pattern, err)
 			continue
@@ -214,8 +216,49 @@ func TestListTypesLive(t *testing.T) {
 	}
 
 	for _, pattern := range []string{"struct no_such_struct", "union list_head", "enum no_such_enum"} {
-		if _, err := ListVerbose(pattern); err == nil || !strings.Contains(err.Error(), "not in the kernel's BTF") {
+		if _, err := List(pattern, ListOptions{Verbose: true}); err == nil || !strings.Contains(err.Error(), "not in the kernel's BTF") {
 			t.Errorf("list %q: error %v, want one saying it is not in the kernel's BTF", pattern, err)
+		}
+	}
+}
+
+// TestListScript lists a script's attach points as bpftrace -l -e does.
+func TestListScript(t *testing.T) {
+	got, err := ListScript([]string{"BEGIN", "i:ms:100", "software:cpu-clock:1000", "h:cycles", "self:signal:SIGUSR1", "END"}, ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"interval:ms:", "software:cpu-clock:"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("ListScript = %q, want %q", got, want)
+	}
+}
+
+// TestListPid lists the functions of the files a process maps, as -p PID
+// lists them: a pattern that names no binary takes them all.
+func TestListPid(t *testing.T) {
+	sleep := exec.Command("sleep", "30")
+	if err := sleep.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { sleep.Process.Kill(); sleep.Wait() }()
+	pid := sleep.Process.Pid
+	// The dynamic loader maps libc a moment after exec.
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if maps, _ := os.ReadFile(fmt.Sprintf("/proc/%d/maps", pid)); strings.Contains(string(maps), "libc") {
+			break
+		}
+	}
+	for _, pattern := range []string{"uprobe:*:clock_nanosleep", "uprobe:clock_nanosleep"} {
+		got, err := List(pattern, ListOptions{Pid: pid})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 1 || !strings.HasPrefix(got[0], "uprobe:/") || !strings.HasSuffix(got[0], "libc.so.6:clock_nanosleep") {
+			t.Errorf("List(%q, -p) = %q, want libc's clock_nanosleep", pattern, got)
+		}
+		// Without -p, a pattern naming no binary names none.
+		if got, _ := List(pattern, ListOptions{}); got != nil {
+			t.Errorf("List(%q) = %q, want nothing", pattern, got)
 		}
 	}
 }

@@ -24,19 +24,19 @@ func init() {
 	register(&provider{kind: Interval, names: []string{"interval", "i"},
 		progType: ebpf.PerfEvent, context: PerfSample,
 		parse: timed(Interval, "interval"), attach: attachPerf,
-		list: &listing{explicit: true, probes: timeUnits}})
+		list: &listing{explicit: true, counted: true, probes: timeUnits}})
 	register(&provider{kind: Profile, names: []string{"profile", "p"},
 		progType: ebpf.PerfEvent, context: PerfSample,
 		parse: timed(Profile, "profile"), attach: attachPerf,
-		list: &listing{explicit: true, probes: timeUnits}})
+		list: &listing{explicit: true, counted: true, probes: timeUnits}})
 	register(&provider{kind: Software, names: []string{"software", "s"},
 		progType: ebpf.PerfEvent, context: PerfSample,
 		parse: counted(Software, "software"), attach: attachPerf,
-		list: &listing{probes: perfEvents(kernel.SoftwareEvents)}})
+		list: &listing{counted: true, probes: perfEvents(kernel.SoftwareEvents)}})
 	register(&provider{kind: Hardware, names: []string{"hardware", "h"},
 		progType: ebpf.PerfEvent, context: PerfSample,
 		parse: counted(Hardware, "hardware"), attach: attachPerf,
-		list: &listing{probes: perfEvents(kernel.HardwareEvents)}})
+		list: &listing{counted: true, probes: perfEvents(kernel.HardwareEvents)}})
 }
 
 // perfEvents lists an event table the way bpftrace does: every name and

@@ -48,12 +48,13 @@ func TestListedNames(t *testing.T) {
 			}
 		}
 	}
-	// A wildcard lists the providers that are not explicit, by name.
+	// A wildcard lists the providers that are not explicit, by name, and
+	// iterators, which gtrace lists but does not attach.
 	var names []string
 	for _, p := range listedProviders("*") {
 		names = append(names, p.names[0])
 	}
-	want := []string{"hardware", "kprobe", "kretprobe", "rawtracepoint", "software", "tracepoint", "uprobe", "usdt"}
+	want := []string{"fentry", "hardware", "iter", "kprobe", "rawtracepoint", "software", "tracepoint", "uprobe", "usdt"}
 	if !slices.Equal(names, want) {
 		t.Errorf("listedProviders(*) = %q, want %q", names, want)
 	}
@@ -68,7 +69,7 @@ func TestListBinaryNames(t *testing.T) {
 		{"uretprobe:libc:getaddrinfo", "uretprobe:/"},
 		{"ur:libc:getaddrinfo", "uretprobe:/"},
 	} {
-		got, err := List(tt.pattern)
+		got, err := List(tt.pattern, ListOptions{})
 		if err != nil {
 			t.Fatalf("List(%q): %v", tt.pattern, err)
 		}

@@ -80,7 +80,7 @@ func rawTracepoints(module, name string) ([]string, error) {
 		}
 		return []string{name}, nil
 	}
-	found, err := List("rawtracepoint:" + module + ":" + name)
+	found, err := List("rawtracepoint:"+module+":"+name, ListOptions{})
 	if err != nil {
 		return nil, err
 	}

@@ -50,7 +50,7 @@ func TestListSelf(t *testing.T) {
 		"self:signal:X*":   nil,
 		"s*:signal:*":      nil,
 	} {
-		got, err := List(pattern)
+		got, err := List(pattern, ListOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

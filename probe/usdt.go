@@ -21,7 +21,7 @@ func init() {
 	register(&provider{kind: Usdt, newestFirst: true, names: []string{"usdt", "U"},
 		progType: ebpf.Kprobe, context: USDTArgs, builtins: []builtin.Var{builtin.ArgN},
 		userSpace: true, parse: parseUsdt, attach: attachUsdt,
-		list: &listing{inBinary: listUsdt}})
+		list: &listing{inBinary: (*lister).usdt}})
 }
 
 // parseUsdt accepts usdt:BINARY:provider:name and usdt:BINARY:name, the
@@ -90,30 +90,29 @@ func parseUsdt(parts []string, env *Env) ([]Probe, error) {
 	return probes, nil
 }
 
-// listUsdt lists the USDT probes of the binary in a pattern
+// usdt lists the USDT probes of the binary in a pattern
 // usdt:BINARY:[provider:]name as bpftrace does, one line per probe however
 // many sites it has: "usdt:BINARY:provider:name". BINARY may have
-// wildcards. A pattern that does not name a binary lists nothing, nor does
-// a binary that is not found, unless the pattern names the usdt provider.
-func listUsdt(parts []string) ([]string, error) {
-	if len(parts) < 3 || parts[1] == "" || parts[1] == "*" {
+// wildcards, or be left out with -p. A pattern that does not name a
+// binary lists nothing, nor does a binary that is not found, unless the
+// pattern names the usdt provider.
+func (l *lister) usdt(parts []string) ([]string, error) {
+	target, rest, ok := l.userTarget(parts)
+	if !ok || target == "*" && l.pid == 0 {
 		return nil, nil
 	}
-	var paths []string
-	if kernel.HasWildcard(parts[1]) {
-		paths, _ = symbol.GlobBinaries(parts[1])
-	} else if path, err := symbol.ResolveBinary(parts[1]); err == nil {
-		paths = []string{path}
-	} else if kernel.HasWildcard(parts[0]) {
-		return nil, nil
-	} else {
+	paths, err := l.binaries(target)
+	if err != nil {
+		if kernel.HasWildcard(parts[0]) {
+			return nil, nil
+		}
 		return nil, err
 	}
 	var all []string
 	for _, path := range paths {
 		probes, err := symbol.USDTProbes(path)
 		if err != nil {
-			if kernel.HasWildcard(parts[1]) || kernel.HasWildcard(parts[0]) {
+			if kernel.HasWildcard(target) || kernel.HasWildcard(parts[0]) {
 				continue // not an ELF file, or not one of ours
 			}
 			return nil, err
@@ -122,9 +121,9 @@ func listUsdt(parts []string) ([]string, error) {
 			all = append(all, path+":"+u.Provider+":"+u.Name)
 		}
 	}
-	in := strings.Join(parts[1:], ":")
-	if len(parts) == 3 { // usdt:BINARY:name, of any provider
-		in = parts[1] + ":*:" + parts[2]
+	in := target + ":" + rest
+	if !strings.Contains(rest, ":") { // usdt:BINARY:name, of any provider
+		in = target + ":*:" + rest
 	}
 	var out []string
 	for _, m := range kernel.MatchAll(in, all) {

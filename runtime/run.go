@@ -37,7 +37,7 @@ type Options struct {
 	Verbose bool
 	// DryRun loads every program through the verifier, then stops.
 	DryRun bool
-	// Quiet leaves out the "Attaching N probes..." line.
+	// Quiet leaves out the "Attached N probes" line.
 	Quiet bool
 	// Pid limits user-space probes to one process (-p); 0 for all.
 	Pid int
@@ -96,6 +96,7 @@ type run struct {
 	// kprobes missed, and stats, each probe's runs, read as tracing
 	// stops (--stats).
 	progLinks   map[string][]link.Link
+	unattached  map[string]bool // programs whose probe failed to attach
 	probeMissed map[string]uint64
 	stats       []output.ProbeStat
 
@@ -183,9 +184,6 @@ func Run(out *codegen.Output, opts *Options) (code int, err error) {
 	selfSigs, selfProgs := r.selfSignals()
 	defer signal.Stop(selfSigs)
 
-	if !opts.Quiet {
-		opts.Printer.AttachedProbes(uint64(out.ProbeCount()))
-	}
 	if r.attachesProbes() {
 		if r.keeper, err = startKeeper(); err != nil {
 			fmt.Fprintf(opts.Stderr, "WARNING: no process to keep the probes: %v; gtrace attaches them and detaches them as it exits\n", err)
@@ -203,6 +201,9 @@ func Run(out *codegen.Output, opts *Options) (code int, err error) {
 	}
 	if opts.Verbose {
 		fmt.Fprintf(opts.Stderr, "attached %d links in %v\n", len(r.links)+r.kept, time.Since(attachStart).Round(time.Microsecond))
+	}
+	if !opts.Quiet {
+		opts.Printer.AttachedProbes(r.attachedCount())
 	}
 	if opts.Notify != nil {
 		opts.Notify()
@@ -425,9 +426,13 @@ func (r *run) runProgram(p *codegen.Program) error {
 }
 
 // selfSignals catches the signals that the script's self:signal probes
-// wait for, and returns the programs each runs.
+// wait for, and returns the programs each runs. SIGUSR1 is caught in
+// any case, as bpftrace catches it: with no probe waiting for it, it
+// does nothing (bpftrace 0.17 printed the maps; current bpftrace leaves
+// that to self:signal:SIGUSR1 probes).
 func (r *run) selfSignals() (chan os.Signal, map[os.Signal][]*codegen.Program) {
 	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGUSR1)
 	progs := map[os.Signal][]*codegen.Program{}
 	for _, p := range r.out.Progs {
 		if sig := p.Prog.Probe.Signal(); sig != 0 {
@@ -501,7 +506,11 @@ func (r *run) attach() error {
 	for _, wave := range attachWaves(attach) {
 		r.attachWave(attach, wave, errs)
 	}
-	for _, err := range errs {
+	r.unattached = map[string]bool{}
+	for i, err := range errs {
+		if err != nil {
+			r.unattached[attach[i].Name] = true
+		}
 		switch {
 		case err == nil || r.opts.MissingProbes == "ignore":
 		case r.opts.MissingProbes == "warn":
@@ -902,7 +911,7 @@ func (r *run) handle(rec []byte) error {
 		case codegen.EvCat:
 			b, err := readCat(s, r.out.MaxCatBytes)
 			if err != nil {
-				fmt.Fprintf(r.opts.Stderr, "ERROR: failed to open file '%s': %v\n", s, err)
+				fmt.Fprintf(r.opts.Stderr, "ERROR: failed to open file '%s' (%s)\n", s, Strerror(err))
 				return nil
 			}
 			return p.Cat(string(b))
@@ -920,6 +929,8 @@ func (r *run) handle(rec []byte) error {
 		return r.message(id, ev, args)
 	case codegen.EvSkbOutput:
 		return r.skbOutput(ev, rec)
+	case codegen.EvHelperError:
+		return p.HelperError(helperError(ev, rec))
 	case codegen.EvExit:
 		r.exit = true
 		r.exitCode = int(int64(binary.LittleEndian.Uint64(rec[ev.Offsets[0]:])))

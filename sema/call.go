@@ -119,7 +119,7 @@ func (c *checker) call(call *ast.Call) *Type {
 		}
 		addr, ok := c.opts.Kaddr(name.Value)
 		if !ok {
-			c.errorf(args[0], "kaddr(): no kernel symbol %q in /proc/kallsyms", name.Value)
+			c.errorf(call, "Failed to resolve kernel symbol: %s", name.Value)
 			return nil
 		}
 		c.prog.Consts[call] = int64(addr)

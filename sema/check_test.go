@@ -130,7 +130,7 @@ func TestCheckErrors(t *testing.T) {
 		{`BEGIN { $x = *"a"; }`, "The * operator can not be applied to a value of type 'string[2]'"},
 		{`BEGIN { $x = &1; }`, "The & operator can not be applied to a value of type 'int8'"},
 		{`BEGIN { $x = NOT_AN_ENUM; }`, "Unknown identifier: 'NOT_AN_ENUM'; if it is a constant from a C header, add `#define NOT_AN_ENUM value` to the script"},
-		{`BEGIN { $x = kaddr("nope"); }`, `kaddr(): no kernel symbol "nope" in /proc/kallsyms`},
+		{`BEGIN { $x = kaddr("nope"); }`, `Failed to resolve kernel symbol: nope`},
 		{`kprobe:f { $x = arg6; }`, "arg6: a kprobe reads only the six arguments passed in registers, arg0 to arg5"},
 		{`kprobe:f { $x = retval; }`, "The retval builtin can not be used with 'kprobe' probes"},
 		{`kprobe:f { $x = args.a; }`, "The args builtin can not be used with 'kprobe' probes"},

@@ -2,12 +2,11 @@
 package main
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -15,8 +14,8 @@ import (
 
 	"gtrace/codegen"
 	"gtrace/compiler"
+	"gtrace/kernel"
 	"gtrace/output"
-	"gtrace/probe"
 	"gtrace/runtime"
 	"gtrace/sema"
 	"gtrace/symbol"
@@ -37,23 +36,38 @@ const usage = `USAGE:
 
 OPTIONS:
     -e PROGRAM     the program to run
-    -l [SEARCH]    list probes matching SEARCH (tracepoints, raw tracepoints, software and hardware events)
-    -lv [SEARCH]   list probes with their arguments
-    -c CMD         run CMD, set cpid, and exit when it exits
+    -l, --list [SEARCH|FILENAME]
+                   list probes matching SEARCH, or the probes of the program
+                   (-e or FILENAME); with -p, the process's uprobes and USDT too
+    -lv [SEARCH]   list probes with their arguments, types with their fields
+    -c, --cmd CMD  run CMD, set cpid, and exit when it exits
+    -p, --pid PID  trace only process PID; exit when it exits
     -I DIR         add DIR to the directories searched by #include
+    --include FILE include FILE before the program
     --debuginfo DIR[:DIR]
                    search DIR for the debug files of stripped binaries
-    -p PID         trace only process PID; exit when it exits
     -f FORMAT      output format: text (default) or json
-    -o FILE        write output to FILE
-    -q             quiet: leave out the "Attaching" line
-    -v             verbose: per-probe instruction and verifier counts
+    -o, --output FILE
+                   write output to FILE
+    -B MODE        output buffering: line, full or none
+    -q, --quiet    leave out the "Attached N probes" line
+    -v, --verbose  per-probe instruction and verifier counts
+    -k, --warnings warn when a probe read fails or a map read finds no value
     -d, --debug STAGE
                    print debug output of STAGE: ast (the program after parsing,
                    to stderr), codegen (the BPF instructions) or all; several
                    stages may be given, comma separated or in several -d
     --dry-run      compile and load through the verifier, but do not attach
+    --emit-elf FILE
+                   (dry run) write the programs and maps as a BPF object file
+                   to FILE, for libbpf (bpftool prog loadall)
+    --probe-filter REGEX
+                   run only the probes whose name matches REGEX (and BEGIN, END)
     --unsafe       allow unsafe functions (system, signal)
+    --usdt-file-activation
+                   activate USDT semaphores by file (what gtrace always does)
+    --no-feature FEATURE[,FEATURE]
+                   do not use kprobe_multi (kprobe_session, uprobe_multi: unused)
     --no-warnings  disable all warning messages
     --no-fusion    run each syscall tracepoint as itself, not fused into the
                    raw_syscalls dispatchers (for comparing the two)
@@ -61,8 +75,9 @@ OPTIONS:
     --mode bench, --bench
                    run the bench: probes, each many times over, and print their
                    mean time per run; attach nothing
+    --info         print which kernel BPF features gtrace can use
     -h, --help     show this help
-    --version      print the version
+    -V, --version  print the bpftrace version gtrace follows, and its own
 
 ENVIRONMENT:
     BPFTRACE_<SETTING> sets a config setting, over the script's config block:
@@ -91,9 +106,17 @@ type options struct {
 	noFusion          bool
 	stats             bool
 	includeDirs       []string
-	mode              string // --mode: "bench" or ""
-	noWarnings        bool
-	debugDirs         []string
+	includes          []string
+	// warnings (-k) reports failed helper calls at run time.
+	warnings bool
+	// buffering (-B) is "line", "full" or "none"; "" for the default.
+	buffering   string
+	probeFilter *regexp.Regexp
+	emitELF     string
+	noFeature   map[string]bool
+	mode        string // --mode: "bench" or ""
+	noWarnings  bool
+	debugDirs   []string
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -112,8 +135,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	if err == errVersion {
-		fmt.Fprintf(stdout, "gtrace %s\n", version)
+		fmt.Fprintf(stdout, "bpftrace %s (gtrace %s)\n", bpftraceVersion, version)
 		return 0
+	}
+	if err == errInfo {
+		return info(stdout, stderr)
 	}
 	var plain plainError
 	if errors.As(err, &plain) {
@@ -138,9 +164,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// bpftraceVersion is the bpftrace release whose language and command
+// line gtrace follows.
+const bpftraceVersion = "v0.26.1"
+
 var (
 	errHelp    = fmt.Errorf("help")
 	errVersion = fmt.Errorf("version")
+	errInfo    = fmt.Errorf("info")
 )
 
 // exitCode is returned by trace to exit with a code and no message.
@@ -153,6 +184,8 @@ func (e exitCode) Error() string { return "exit " + strconv.Itoa(int(e)) }
 func parseArgs(args []string) (*options, error) {
 	o := &options{format: "text"}
 	haveProgram := false
+	var listArgs []string
+	args = splitArgs(args)
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		value := func() (string, error) {
@@ -168,17 +201,14 @@ func parseArgs(args []string) (*options, error) {
 			return nil, errHelp
 		case a == "--version" || a == "-V":
 			return nil, errVersion
+		case a == "--info":
+			return nil, errInfo
 		case a == "-e":
 			o.program, err = value()
 			haveProgram = true
-		case a == "-l" || a == "-lv" || a == "-vl":
+		case a == "-l" || a == "--list":
 			o.list = true
-			o.listVerbose = a != "-l"
-			if i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
-				i++
-				o.listPattern = args[i]
-			}
-		case a == "-c":
+		case a == "-c" || a == "--cmd":
 			if o.command, err = value(); err == nil && strings.TrimSpace(o.command) == "" {
 				err = errors.New("USAGE: -c needs a command to run, got an empty one")
 			}
@@ -186,9 +216,11 @@ func parseArgs(args []string) (*options, error) {
 			var dir string
 			dir, err = value()
 			o.includeDirs = append(o.includeDirs, dir)
-		case strings.HasPrefix(a, "-I"):
-			o.includeDirs = append(o.includeDirs, a[2:])
-		case a == "-p":
+		case a == "--include":
+			var file string
+			file, err = value()
+			o.includes = append(o.includes, file)
+		case a == "-p" || a == "--pid":
 			var s string
 			if s, err = value(); err == nil {
 				o.pid, err = parsePid(s)
@@ -196,28 +228,55 @@ func parseArgs(args []string) (*options, error) {
 		case a == "-f":
 			o.format, err = value()
 			if err == nil && o.format != "text" && o.format != "json" {
-				err = fmt.Errorf("invalid output format %q: want text or json", o.format)
+				err = plainError{fmt.Errorf("Invalid output format %q\nValid formats: 'text', 'json'", o.format)}
 			}
-		case a == "-o":
+		case a == "-o" || a == "--output":
 			o.outFile, err = value()
-		case a == "-q":
+		case a == "-q" || a == "--quiet":
 			o.quiet = true
-		case a == "-v":
+		case a == "-v" || a == "--verbose":
 			o.verbose = true
-			if o.list {
-				o.listVerbose = true
+		case a == "-k" || a == "--warnings":
+			switch {
+			case o.warnings:
+				err = plainError{errors.New("USAGE: -kk has been deprecated. Use a single -k for runtime warnings for errors in map lookups and probe reads.")}
+			case o.noWarnings:
+				err = plainError{errors.New("USAGE: -k, --warnings conflicts with --no-warnings")}
+			}
+			o.warnings = true
+		case a == "-B":
+			var s string
+			if s, err = value(); err == nil {
+				o.buffering, err = parseBuffering(s)
+			}
+		case a == "-b" || a == "--btf":
+			// bpftrace keeps these for compatibility: BTF is always used.
+		case a == "--usdt-file-activation":
+			// What gtrace always does: the kernel raises a USDT
+			// semaphore in every process that maps the file (with -p,
+			// in that process).
+		case a == "--emit-elf":
+			o.emitELF, err = value()
+		case a == "--probe-filter":
+			var s string
+			if s, err = value(); err == nil {
+				o.probeFilter, err = parseProbeFilter(s)
+			}
+		case a == "--no-feature":
+			var s string
+			if s, err = value(); err == nil {
+				if o.noFeature == nil {
+					o.noFeature = map[string]bool{}
+				}
+				err = parseNoFeature(s, o.noFeature)
 			}
 		case a == "-d" || a == "--debug":
 			var s string
 			if s, err = value(); err == nil {
 				err = o.debug.parse(s)
 			}
-		case strings.HasPrefix(a, "--debug="):
-			err = o.debug.parse(strings.TrimPrefix(a, "--debug="))
 		case a == "-dd":
 			err = fmt.Errorf("USAGE: invalid option for -d: d (bpftrace 0.17's -dd, its most verbose debug output, is gone: -d takes a stage, one of %s)", validStages)
-		case strings.HasPrefix(a, "-d") && !strings.HasPrefix(a, "--"):
-			err = o.debug.parse(a[2:])
 		case a == "--debuginfo" || strings.HasPrefix(a, "--debuginfo="):
 			o.debugDirs, err = debugDirs(o.debugDirs, a, value)
 		case a == "--dry-run":
@@ -239,54 +298,37 @@ func parseArgs(args []string) (*options, error) {
 			err = o.setBench()
 		case a == "--no-warnings":
 			o.noWarnings = true
+			if o.warnings {
+				err = plainError{errors.New("USAGE: -k, --warnings conflicts with --no-warnings")}
+			}
 		case a == "--":
 			o.params, o.named = splitProgramArgs(o.params, args[i+1:])
 			i = len(args)
 		case strings.HasPrefix(a, "-") && a != "-":
 			err = fmt.Errorf("unknown option %s", a)
-		case !haveProgram && !o.list:
+		case o.list && !haveProgram:
+			listArgs = append(listArgs, a)
+		case !haveProgram:
 			o.filename = a
 			haveProgram = true
 		default:
-			if o.list && o.listPattern == "" {
-				o.listPattern = a
-			} else {
-				o.params = append(o.params, a)
-			}
+			o.params = append(o.params, a)
 		}
 		if err != nil {
 			return nil, err
 		}
 	}
-	if !o.list && (!haveProgram || o.filename == "" && o.program == "") {
+	if o.list {
+		o.listVerbose = o.verbose
+		return o, o.listOperand(listArgs)
+	}
+	if !haveProgram || o.filename == "" && o.program == "" {
 		return nil, fmt.Errorf("USAGE: filename or -e 'program' required")
 	}
 	if o.command != "" && o.pid != 0 {
 		return nil, errors.New("USAGE: Cannot use both -c and -p.")
 	}
 	return o, nil
-}
-
-// maxPid is the largest pid_max a 64-bit kernel allows.
-const maxPid = 4194304
-
-// plainError is a command-line error that bpftrace prints without the
-// usage text.
-type plainError struct{ error }
-
-// parsePid reads the -p value as bpftrace 0.17 does, with its messages.
-func parsePid(s string) (int, error) {
-	n, err := strconv.ParseInt(s, 10, 64)
-	var numErr *strconv.NumError
-	switch {
-	case errors.As(err, &numErr) && numErr.Err == strconv.ErrRange:
-		return 0, plainError{fmt.Errorf("pid '%s' outside of integer range", s)}
-	case err != nil:
-		return 0, plainError{fmt.Errorf("pid '%s' is not a valid decimal number", s)}
-	case n < 1 || n > maxPid:
-		return 0, plainError{fmt.Errorf("pid '%s' out of valid pid range [1,%d]", s, maxPid)}
-	}
-	return int(n), nil
 }
 
 // checkPid fails when no process pid exists, before anything is loaded:
@@ -340,40 +382,28 @@ func (d *debugStages) parse(arg string) error {
 	return nil
 }
 
-func list(o *options, stdout, stderr io.Writer) int {
-	listFn := probe.List
-	if o.listVerbose {
-		listFn = probe.ListVerbose
+// readScript returns the script's name in messages and its text: the
+// -e program, the file, or stdin for "-".
+func readScript(o *options) (string, []byte, error) {
+	switch o.filename {
+	case "":
+		return "stdin", []byte(o.program), nil
+	case "-":
+		src, err := io.ReadAll(os.Stdin)
+		return "stdin", src, err
 	}
-	lines, err := listFn(o.listPattern)
-	if errors.Is(err, fs.ErrPermission) {
-		fmt.Fprintf(stderr, "ERROR: %v: listing probes reads tracefs, which only root may read here\n", err)
-		return 1
-	}
+	src, err := os.ReadFile(o.filename)
 	if err != nil {
-		fmt.Fprintf(stderr, "ERROR: %v\n", err)
-		return 1
+		return "", nil, fmt.Errorf("failed to open file '%s': %s", o.filename, runtime.Strerror(err))
 	}
-	for _, l := range lines {
-		fmt.Fprintln(stdout, l)
-	}
-	return 0
+	return o.filename, src, nil
 }
 
 // trace compiles and runs the program.
 func trace(o *options, stdout, stderr io.Writer) error {
-	name, src := "stdin", []byte(o.program)
-	if o.filename != "" {
-		var err error
-		if o.filename == "-" {
-			src, err = io.ReadAll(os.Stdin)
-		} else {
-			name = o.filename
-			src, err = os.ReadFile(o.filename)
-		}
-		if err != nil {
-			return err
-		}
+	name, src, err := readScript(o)
+	if err != nil {
+		return err
 	}
 	// Name a missing privilege before the checker reads tracefs, which
 	// would only say "permission denied".
@@ -385,12 +415,17 @@ func trace(o *options, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
+	if o.noFeature["kprobe_multi"] {
+		// gtrace uses no other feature --no-feature names.
+		kernel.HasKprobeMulti = func() bool { return false }
+	}
 	copts := &compiler.Options{
 		Name:        name,
 		IncludeDirs: o.includeDirs,
+		Includes:    o.includes,
 		Check: sema.Options{Config: sema.Config{Unsafe: o.unsafe, Params: o.params, Named: o.named},
 			Env: os.LookupEnv, NoFusion: o.noFusion, Pid: o.pid},
-		Codegen: codegen.Options{Pid: uint32(o.pid)},
+		Codegen: codegen.Options{Pid: uint32(o.pid), HelperErrors: o.warnings},
 	}
 	// As in bpftrace v0.26, -d prints and the program still runs.
 	if o.debug.ast {
@@ -420,7 +455,19 @@ func trace(o *options, stdout, stderr io.Writer) error {
 	if !programOptionsOK(prog.Info.Options, o.named, stderr) {
 		return exitCode(1)
 	}
+	if o.probeFilter != nil {
+		prog.Output.Filter(o.probeFilter.MatchString)
+		if len(prog.Output.Progs) == 0 {
+			if !o.quiet {
+				fmt.Fprintln(stdout, "No probes to attach")
+			}
+			return exitCode(1)
+		}
+	}
 
+	if o.emitELF != "" {
+		return writeELF(o.emitELF, prog.Output)
+	}
 	w := stdout
 	if o.outFile != "" {
 		f, err := os.Create(o.outFile)
@@ -430,25 +477,22 @@ func trace(o *options, stdout, stderr io.Writer) error {
 		defer f.Close()
 		w = f
 	}
-	// One write per event would limit the events printed per second to
-	// the write calls a CPU can make; the runtime flushes the buffer
-	// whenever it has no event waiting.
-	bw := bufio.NewWriterSize(w, 64<<10)
-	defer bw.Flush()
+	bw, flushIdle, flush := bufferedOutput(w, o.buffering)
+	defer flush()
 	var printer output.Printer = output.NewText(bw, stderr)
 	if o.format == "json" {
 		printer = output.NewJSON(bw)
 	}
 	ropts := &runtime.Options{Printer: printer, Stderr: stderr, Verbose: o.verbose,
 		MissingProbes: prog.Info.Config.MissingProbes,
-		DryRun:        o.dryRun, Quiet: o.quiet, Stats: o.stats, Flush: bw.Flush, Bench: o.mode == "bench",
+		DryRun:        o.dryRun, Quiet: o.quiet, Stats: o.stats, Flush: flushIdle, Bench: o.mode == "bench",
 		NoWarnings: o.noWarnings}
 	if os.Getenv("__BPFTRACE_NOTIFY_PROBES_ATTACHED") != "" {
 		// bpftrace's own test runner sets this to learn when the probes
 		// are attached; gtrace says so the same way.
 		ropts.Notify = func() {
 			fmt.Fprintln(bw, "__BPFTRACE_NOTIFY_PROBES_ATTACHED")
-			bw.Flush()
+			flush()
 		}
 	}
 	if child != nil {

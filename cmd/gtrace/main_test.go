@@ -15,7 +15,18 @@ func TestParseArgs(t *testing.T) {
 	}{
 		{[]string{"-e", "BEGIN {}", "a", "b"}, options{program: "BEGIN {}", params: []string{"a", "b"}, format: "text"}},
 		{[]string{"script.bt", "7"}, options{filename: "script.bt", params: []string{"7"}, format: "text"}},
-		{[]string{"-lv", "t:syscalls:*"}, options{list: true, listVerbose: true, listPattern: "t:syscalls:*", format: "text"}},
+		{[]string{"-lv", "t:syscalls:*"}, options{list: true, listVerbose: true, verbose: true, listPattern: "t:syscalls:*", format: "text"}},
+		{[]string{"--list", "t:syscalls:*", "-v"}, options{list: true, listVerbose: true, verbose: true, listPattern: "t:syscalls:*", format: "text"}},
+		{[]string{"-l", "-e", "i:s:1 {}", "--pid=7"}, options{list: true, program: "i:s:1 {}", pid: 7, format: "text"}},
+		{[]string{"-l", "main_test.go"}, options{list: true, filename: "main_test.go", format: "text"}},
+		{[]string{"-qk", "-p42", "-B", "line", "-e", "x"}, options{program: "x", quiet: true, warnings: true, pid: 42, buffering: "line", format: "text"}},
+		{[]string{"-c", "-qk", "-e", "-lv"}, options{command: "-qk", program: "-lv", format: "text"}},
+		{[]string{"--output", "out", "--cmd", "ls", "--quiet", "--verbose", "-e", "x"},
+			options{program: "x", outFile: "out", command: "ls", quiet: true, verbose: true, format: "text"}},
+		{[]string{"--include", "errno.h", "-I", "dir", "-Iother", "-e", "x"},
+			options{program: "x", includes: []string{"errno.h"}, includeDirs: []string{"dir", "other"}, format: "text"}},
+		{[]string{"--usdt-file-activation", "--no-feature", "kprobe_multi,uprobe_multi", "-b", "-e", "x"},
+			options{program: "x", noFeature: map[string]bool{"kprobe_multi": true, "uprobe_multi": true}, format: "text"}},
 		{[]string{"-l"}, options{list: true, format: "text"}},
 		{[]string{"-f", "json", "-o", "out", "-q", "-v", "-e", "x"}, options{program: "x", format: "json", outFile: "out", quiet: true, verbose: true}},
 		{[]string{"-c", "ls -l", "--dry-run", "--unsafe", "-d", "ast", "-e", "x"},
@@ -97,6 +108,13 @@ func TestParseArgsErrors(t *testing.T) {
 		{"-d", "dis", "-e", "x"},
 		{"-d"},
 		{"--bogus", "-e", "x"},
+		{"-kk", "-e", "x"},
+		{"-k", "--no-warnings", "-e", "x"},
+		{"--no-warnings", "-k", "-e", "x"},
+		{"-B", "sometimes", "-e", "x"},
+		{"--no-feature", "kprobe_multi,fast", "-e", "x"},
+		{"--probe-filter", "[invalid", "-e", "x"},
+		{"-l", "a", "b"},
 	} {
 		if _, err := parseArgs(args); err == nil {
 			t.Errorf("parseArgs(%q) succeeded, want an error", args)
@@ -104,7 +122,7 @@ func TestParseArgsErrors(t *testing.T) {
 	}
 }
 
-// TestParsePid checks -p against bpftrace 0.17's messages.
+// TestParsePid checks -p against current bpftrace's messages.
 func TestParsePid(t *testing.T) {
 	tests := []struct {
 		arg  string
@@ -113,14 +131,16 @@ func TestParsePid(t *testing.T) {
 	}{
 		{"1", 1, ""},
 		{"4194304", 4194304, ""},
-		{"abc", 0, "pid 'abc' is not a valid decimal number"},
-		{"12x", 0, "pid '12x' is not a valid decimal number"},
-		{"", 0, "pid '' is not a valid decimal number"},
-		{"99999999999999999999", 0, "pid '99999999999999999999' outside of integer range"},
-		{"0", 0, "pid '0' out of valid pid range [1,4194304]"},
-		{"-5", 0, "pid '-5' out of valid pid range [1,4194304]"},
-		{"4194305", 0, "pid '4194305' out of valid pid range [1,4194304]"},
-		{"4294967297", 0, "pid '4294967297' out of valid pid range [1,4194304]"},
+		{"1_000", 1000, ""},
+		{"abc", 0, "Failed to parse pid: invalid integer: abc"},
+		{"a1111", 0, "Failed to parse pid: invalid integer: a1111"},
+		{"111a1", 0, "Failed to parse pid: invalid trailing bytes: 111a1"},
+		{"", 0, "Failed to parse pid: invalid integer: "},
+		{"99999999999999999999", 0, "Failed to parse pid: overflow error, maximum value is 18446744073709551615: 99999999999999999999"},
+		{"0", 0, "Failed to attach to pid: pid 0 is not a process"},
+		{"-5", 0, "Failed to parse pid: invalid integer: -5"},
+		{"4194305", 0, "Pid out of range: 4194305"},
+		{"5000000", 0, "Pid out of range: 5000000"},
 	}
 	for _, tt := range tests {
 		got, err := parsePid(tt.arg)
@@ -145,7 +165,12 @@ func TestRunUsageErrors(t *testing.T) {
 		withUsage bool
 	}{
 		{[]string{"-c", "", "-e", "BEGIN {}"}, "ERROR: USAGE: -c needs a command to run, got an empty one\n", true},
-		{[]string{"-p", "abc", "-e", "BEGIN {}"}, "ERROR: pid 'abc' is not a valid decimal number\n", false},
+		{[]string{"-p", "abc", "-e", "BEGIN {}"}, "ERROR: Failed to parse pid: invalid integer: abc\n", false},
+		{[]string{"-f", "jsonx", "-e", "BEGIN {}"}, "ERROR: Invalid output format \"jsonx\"\nValid formats: 'text', 'json'\n", false},
+		{[]string{"-kk", "-e", "BEGIN {}"}, "ERROR: USAGE: -kk has been deprecated. Use a single -k for runtime warnings for errors in map lookups and probe reads.\n", false},
+		{[]string{"-B", "x", "-e", "BEGIN {}"}, "ERROR: USAGE: -B must be either 'line', 'full', or 'none'.\n", false},
+		{[]string{"--no-feature", "x", "-e", "BEGIN {}"}, "ERROR: USAGE: --no-feature can only have values 'kprobe_multi,kprobe_session,uprobe_multi'.\n", false},
+		{[]string{"no_such_file.bt"}, "ERROR: failed to open file 'no_such_file.bt': No such file or directory\n", false},
 		{[]string{"-dd", "-e", "BEGIN {}"}, "ERROR: USAGE: invalid option for -d: d (bpftrace 0.17's -dd, its most verbose debug output, is gone: -d takes a stage, one of ast, codegen, all)\n", true},
 		{[]string{"-d", "foo", "-e", "BEGIN {}"}, "ERROR: USAGE: invalid option for -d: foo (valid stages: ast, codegen, all)\n", true},
 	}

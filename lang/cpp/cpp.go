@@ -39,6 +39,8 @@ type Options struct {
 	// IncludeDirs are searched in order for #include <FILE>, and for
 	// #include "FILE" after the directory of the including file.
 	IncludeDirs []string
+	// Includes are included before the script, as --include gives them.
+	Includes []string
 }
 
 // Result is a preprocessed script.
@@ -137,6 +139,9 @@ func Preprocess(f *token.File, opts *Options) (res *Result, errs diag.List) {
 		p.errs.Sort()
 		res, errs = p.res, p.errs
 	}()
+	for _, h := range opts.Includes {
+		p.preInclude(h)
+	}
 	p.run()
 	return p.res, p.errs
 }
@@ -403,6 +408,12 @@ func (p *pp) include(d directive) {
 		p.errorf(name, "'%s' file not found in %s, nor a system header gtrace knows", header, where)
 		return
 	}
+	p.defineHeaderConstants(header)
+}
+
+// defineHeaderConstants defines the constants of a system header that
+// gtrace knows without reading it.
+func (p *pp) defineHeaderConstants(header string) {
 	for _, c := range headerConstants(header) {
 		if p.macros[c.name] != nil {
 			continue // the script's own #define comes first
@@ -419,23 +430,25 @@ func (p *pp) include(d directive) {
 // quoted name in the including file's directory first, then quoted and
 // angled names alike in the -I directories.
 func (p *pp) findInclude(header string, quoted bool) (string, bool) {
-	found := func(path string) bool {
-		fi, err := os.Stat(path)
-		return err == nil && !fi.IsDir()
-	}
 	if filepath.IsAbs(header) {
-		return header, found(header)
+		return header, isFile(header)
 	}
 	var dirs []string
 	if quoted {
 		dirs = append(dirs, filepath.Dir(p.res.source.Name))
 	}
 	for _, dir := range append(dirs, p.opts.IncludeDirs...) {
-		if path := filepath.Join(dir, header); found(path) {
+		if path := filepath.Join(dir, header); isFile(path) {
 			return path, true
 		}
 	}
 	return "", false
+}
+
+// isFile reports whether path names something that is not a directory.
+func isFile(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && !fi.IsDir()
 }
 
 // includeFile preprocesses the file at path, which directive d includes,

@@ -243,7 +243,8 @@ func headerConstants(header string) []constant {
 
 // typeHeaders are kernel headers that scripts include for their types,
 // which gtrace takes from BTF, and that define no constant of the table.
-// Debian's bpftrace tools include the first ones.
+// Debian's bpftrace tools include the first ones; stdint.h's fixed-width
+// types are the kernel's too.
 var typeHeaders = map[string]bool{
 	"linux/bio.h": true, "linux/blk-mq.h": true, "linux/blkdev.h": true,
 	"linux/genhd.h": true, "linux/oom.h": true, "linux/skbuff.h": true,
@@ -254,6 +255,7 @@ var typeHeaders = map[string]bool{
 	"linux/path.h": true, "linux/pid_namespace.h": true, "linux/ptrace.h": true,
 	"linux/types.h": true, "linux/udp.h": true, "linux/utsname.h": true,
 	"net/inet_sock.h": true, "net/ipv6.h": true, "net/net_namespace.h": true,
+	"stdint.h": true,
 }
 
 // knownHeader reports whether #include <header> may name no file: the

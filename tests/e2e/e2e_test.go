@@ -363,8 +363,8 @@ func TestWildcard(t *testing.T) {
 	if n, _ := strconv.Atoi(enter[1]); n < 37 || exit[1] != enter[1] {
 		t.Errorf("enter %s, exit %s: want at least dd's 37 reads, each entered and returned", enter[1], exit[1])
 	}
-	if !strings.HasPrefix(r.Stdout, "Attaching 2 probes...\n") {
-		t.Errorf("want 'Attaching 2 probes...' first on stdout, got:\n%s", r.Stdout)
+	if !strings.HasPrefix(r.Stderr, "Attached 2 probes\n") {
+		t.Errorf("want 'Attached 2 probes' first on stderr, got:\n%s", r.Stderr)
 	}
 }
 
@@ -440,7 +440,7 @@ func TestDryRun(t *testing.T) {
 	if r.Code != 0 {
 		t.Fatalf("exit code %d, stderr:\n%s", r.Code, r.Stderr)
 	}
-	if strings.Contains(r.Stdout, "ran") || strings.Contains(r.Stdout+r.Stderr, "Attaching") {
+	if strings.Contains(r.Stdout, "ran") || strings.Contains(r.Stdout+r.Stderr, "Attached") {
 		t.Errorf("dry run attached or ran probes:\nstdout:\n%s\nstderr:\n%s", r.Stdout, r.Stderr)
 	}
 
@@ -506,7 +506,7 @@ func TestNotifyAttached(t *testing.T) {
 	cmd := exec.Command(harness.Bin(), "-e", script)
 	cmd.Env = append(os.Environ(), "__BPFTRACE_NOTIFY_PROBES_ATTACHED=1")
 	r := harness.RunCmd(t, cmd, 30*time.Second)
-	if want := "Attaching 2 probes...\n__BPFTRACE_NOTIFY_PROBES_ATTACHED\nbegin\ntick\n"; !strings.HasPrefix(r.Stdout, want) {
+	if want := "__BPFTRACE_NOTIFY_PROBES_ATTACHED\nbegin\ntick\n"; !strings.HasPrefix(r.Stdout, want) {
 		t.Errorf("stdout %q, want it to start with %q", r.Stdout, want)
 	}
 	if r := harness.Gtrace(t, "-e", script); strings.Contains(r.Stdout, "NOTIFY") {

@@ -148,7 +148,7 @@ func TestAttachErrors(t *testing.T) {
 		if !errorHeader.MatchString(r.Stderr) || !strings.Contains(r.Stderr, "No matches for tracepoint") {
 			t.Errorf("%q: want a located 'No matches for tracepoint' error, got:\n%s", args, r.Stderr)
 		}
-		if strings.Contains(r.Stdout+r.Stderr, "Attaching") {
+		if strings.Contains(r.Stdout+r.Stderr, "Attached") {
 			t.Errorf("%q: error came only at attach time:\n%s", args, r.Stderr)
 		}
 	}

@@ -68,7 +68,7 @@ func TestPrintfPercents(t *testing.T) {
 		t.Errorf("exit code %d, output %q, want %q; stderr:\n%s", r.Code, got, want, r.Stderr)
 	}
 	bpftrace := harness.RequireBpftrace(t)
-	if b := harness.Run(t, bpftrace, "-e", script); b.Stdout != r.Stdout {
+	if b := harness.Run(t, bpftrace, "-e", script); harness.StripAttaching(b.Stdout) != r.Stdout {
 		t.Errorf("bpftrace printed %q, gtrace %q", b.Stdout, r.Stdout)
 	}
 }

@@ -8,16 +8,17 @@ import (
 )
 
 // TestListStruct runs gtrace -l and -lv on kernel structs whose layout has
-// been stable for years, expecting what bpftrace v0.26 prints: the
-// definition as libbpf's btf_dump writes it, then an empty line.
+// been stable for years, expecting what bpftrace v0.26 prints: the BTF
+// it is from, the definition as libbpf's btf_dump writes it, then an
+// empty line.
 func TestListStruct(t *testing.T) {
 	tests := []struct {
 		args []string
 		want string
 	}{
-		{[]string{"-lv", "struct list_head"}, "struct list_head {\n\tstruct list_head *next;\n\tstruct list_head *prev;\n};\n\n"},
-		{[]string{"-l", "struct callback_head", "-v"}, "struct callback_head {\n\tstruct callback_head *next;\n\tvoid (*func)(struct callback_head *);\n};\n\n"},
-		{[]string{"-lv", "struct qstr"}, "struct qstr {\n\tunion {\n\t\tstruct {\n\t\t\tu32 hash;\n\t\t\tu32 len;\n\t\t};\n\t\tu64 hash_len;\n\t};\n\tconst unsigned char *name;\n};\n\n"},
+		{[]string{"-lv", "struct list_head"}, "vmlinux: struct list_head {\n\tstruct list_head *next;\n\tstruct list_head *prev;\n};\n\n"},
+		{[]string{"-l", "struct callback_head", "-v"}, "vmlinux: struct callback_head {\n\tstruct callback_head *next;\n\tvoid (*func)(struct callback_head *);\n};\n\n"},
+		{[]string{"-lv", "struct qstr"}, "vmlinux: struct qstr {\n\tunion {\n\t\tstruct {\n\t\t\tu32 hash;\n\t\t\tu32 len;\n\t\t};\n\t\tu64 hash_len;\n\t};\n\tconst unsigned char *name;\n};\n\n"},
 		{[]string{"-l", "struct list_head"}, "struct list_head\n"},
 		{[]string{"-l", "struct no_such_struct_*"}, ""},
 	}
@@ -31,7 +32,7 @@ func TestListStruct(t *testing.T) {
 	// struct request's layout changes between kernels: check only that
 	// it is listed in full.
 	r := harness.Gtrace(t, "-lv", "struct request")
-	if r.Code != 0 || !strings.HasPrefix(r.Stdout, "struct request {\n\tstruct request_queue *q;\n") || !strings.HasSuffix(r.Stdout, "\n};\n\n") {
+	if r.Code != 0 || !strings.HasPrefix(r.Stdout, "vmlinux: struct request {\n\tstruct request_queue *q;\n") || !strings.HasSuffix(r.Stdout, "\n};\n\n") {
 		t.Errorf("gtrace -lv 'struct request': exit %d, stdout:\n%s\nstderr:\n%s", r.Code, r.Stdout, r.Stderr)
 	}
 

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"gtrace/internal/testutils"
+	"gtrace/kernel"
 	"gtrace/tests/internal/harness"
 )
 
@@ -275,8 +276,9 @@ func TestListRawTracepoints(t *testing.T) {
 
 // TestListAll lists everything. The tracepoints must be bpftrace 0.17's;
 // the providers come in v0.26's order (by name), with the perf events of
-// v0.26 where 0.17 prints "hardware:*:" and "software:*:". 0.17's iter
-// probes are not supported by gtrace.
+// v0.26 where 0.17 prints "hardware:*:" and "software:*:", and v0.26's
+// providers: fentry, iter, and kprobe where tracefs or kallsyms lists the
+// kernel's functions.
 func TestListAll(t *testing.T) {
 	testutils.RequireRoot(t)
 	bpftrace := harness.RequireBpftrace(t)
@@ -296,7 +298,11 @@ func TestListAll(t *testing.T) {
 		}
 		sections[provider] = append(sections[provider], l)
 	}
-	if want := []string{"hardware", "rawtracepoint", "software", "tracepoint"}; !slices.Equal(order, want) {
+	want := []string{"fentry", "hardware", "iter", "kprobe", "rawtracepoint", "software", "tracepoint"}
+	if _, err := kernel.TraceableFunctions(); err != nil {
+		want = slices.DeleteFunc(want, func(p string) bool { return p == "kprobe" || p == "fentry" })
+	}
+	if !slices.Equal(order, want) {
 		t.Errorf("providers listed in order %q, want %q", order, want)
 	}
 	compareLines(t, "-l tracepoints", sections["tracepoint"], wantTP)

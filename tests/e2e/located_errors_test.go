@@ -77,7 +77,7 @@ func TestUnreachableCode(t *testing.T) {
 			if r.Code != 0 {
 				t.Fatalf("exit code %d, stderr:\n%s", r.Code, r.Stderr)
 			}
-			if tc.warning == "" && r.Stderr != "" || !strings.Contains(r.Stderr, tc.warning) {
+			if stderr := harness.StripAttached(r.Stderr); tc.warning == "" && stderr != "" || !strings.Contains(stderr, tc.warning) {
 				t.Errorf("stderr:\n%s\nwant:\n%s", r.Stderr, tc.warning)
 			}
 			if got := harness.MapOutput(r.Stdout); got != tc.stdout {

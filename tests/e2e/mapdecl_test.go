@@ -15,13 +15,13 @@ func TestMapDeclsAndLifecycle(t *testing.T) {
 	testutils.RequireRoot(t)
 	tests := []struct{ name, script, stdout, stderr string }{
 		{"hash full", "let @a = hash(1); begin { @a[1] = 1; @a[2] = 2; }",
-			"Attaching 1 probe...\n\n\n@a[1]: 1\n",
-			"WARNING: Map full; can't update element (@a: 1 updates refused). Try increasing max_map_keys config or manually setting the max entries in a map declaration e.g. `let @a = hash(5000)`\n"},
+			"\n\n@a[1]: 1\n",
+			"Attached 1 probe\nWARNING: Map full; can't update element (@a: 1 updates refused). Try increasing max_map_keys config or manually setting the max entries in a map declaration e.g. `let @a = hash(5000)`\n"},
 		{"lruhash", "let @a = lruhash(1); begin { @a[1] = 1; @a[2] = 2; } end { printf(\"end\\n\"); }",
-			"Attaching 2 probes...\nend\n\n\n@a[2]: 2\n", ""},
+			"end\n\n\n@a[2]: 2\n", "Attached 2 probes\n"},
 		{"unused", "let @a = percpuhash(1); begin { }",
-			"Attaching 1 probe...\n\n\n",
-			"stdin:1:1-24: WARNING: Unused map: @a\nlet @a = percpuhash(1); begin { }\n~~~~~~~~~~~~~~~~~~~~~~~\n"},
+			"\n\n",
+			"stdin:1:1-24: WARNING: Unused map: @a\nlet @a = percpuhash(1); begin { }\n~~~~~~~~~~~~~~~~~~~~~~~\nAttached 1 probe\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

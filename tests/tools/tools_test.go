@@ -71,7 +71,7 @@ func TestToolsDryRun(t *testing.T) {
 	// What the system lacks, and so what the tools' errors must name.
 	wantErr := map[string]string{}
 	if !kernelHasSymbol(t, "avenrun") {
-		wantErr["loads"] = `"avenrun"`
+		wantErr["loads"] = "Failed to resolve kernel symbol: avenrun"
 	}
 	if !kernelStructHasField(t, "cfs_rq", "nr_running") {
 		wantErr["runqlen"] = "'nr_running'"

@@ -31,7 +31,7 @@ bench() {
 	status=$?
 	exit=$(now)
 	echo "@@ $1 status=$status start=$start end=$(cat /tmp/end) exit=$exit" \
-		"$(grep -h -e '^Attaching' -e '^attached' /tmp/out /tmp/err | tr '\n' ' ')"
+		"$(grep -h -e '^Attached' -e '^attached' /tmp/out /tmp/err | tr '\n' ' ')"
 	[ $status = 0 ] || tail -3 /tmp/err | sed 's/^/@@ error: /'
 }
 

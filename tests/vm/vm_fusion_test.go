@@ -41,8 +41,9 @@ func TestVMFusion(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%v\nguest stdout:\n%s", err, res.Stdout)
 			}
-			out := sections.get(t, "fusion", 0).stdout
-			if n := vmAttaching(out); n < 300 {
+			s := sections.get(t, "fusion", 0)
+			out := s.stdout
+			if n := vmAttaching(s.stderr); n < 300 {
 				t.Errorf("attached %d probes, want every syscall tracepoint", n)
 			}
 			// dd writes its 3 blocks and then its record counts.

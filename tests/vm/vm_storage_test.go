@@ -285,7 +285,7 @@ func TestVMStorage(t *testing.T) {
 			}
 			t.Run("zns", func(t *testing.T) {
 				section(t, "zns-io")
-				checkZNS(t, section(t, "zns").stdout)
+				checkZNS(t, section(t, "zns"))
 			})
 			t.Run("zns-check", func(t *testing.T) {
 				checkZNSCheck(t, section(t, "zns-check").stdout)
@@ -348,8 +348,9 @@ func vmMaps(out string) map[string]map[string]int {
 // holds is checked: each reset is counted once, a passthrough reset in
 // its own zone, and each reset gets a latency, under the key the script
 // builds from its zone and that zone's count.
-func checkZNS(t *testing.T, out string) {
-	if n := vmAttaching(out); n != 4 {
+func checkZNS(t *testing.T, s vmSection) {
+	out := s.stdout
+	if n := vmAttaching(s.stderr); n != 4 {
 		t.Errorf("attached %d probes, want 4", n)
 	}
 	m := vmMaps(out)

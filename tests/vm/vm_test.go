@@ -330,9 +330,10 @@ func vmLines(s string) []string {
 	return lines
 }
 
-// vmAttaching returns N of the "Attaching N probes..." line, or -1.
-func vmAttaching(out string) int {
-	m := regexp.MustCompile(`(?m)^Attaching (\d+) probes?\.\.\.$`).FindStringSubmatch(out)
+// vmAttaching returns N of the "Attached N probes" line of gtrace's
+// stderr, or -1.
+func vmAttaching(stderr string) int {
+	m := regexp.MustCompile(`(?m)^Attached (\d+) probes?$`).FindStringSubmatch(stderr)
 	if m == nil {
 		return -1
 	}
@@ -368,7 +369,10 @@ func TestVMKprobes(t *testing.T) {
 
 			t.Run("kprobe", func(t *testing.T) {
 				s := section(t, "kprobe", 0)
-				hasLines(t, s.stdout, "Attaching 2 probes...", "@reads: 4", "@bytes: 10000",
+				if n := vmAttaching(s.stderr); n != 2 {
+					t.Errorf("attached %d probes, want 2", n)
+				}
+				hasLines(t, s.stdout, "@reads: 4", "@bytes: 10000",
 					"@func[vfs_read]: 4", "@probe[kprobe:vfs_read]: 4", "@rfunc[vfs_read, kretprobe:vfs_read]: 4")
 				checkHist(t, s.stdout, "@size:", map[string]int{"[4K, 8K)": 4})
 				checkHist(t, s.stdout, "@ret:", vmReadRet)
@@ -405,12 +409,12 @@ func TestVMKprobes(t *testing.T) {
 				if len(funcs) < 2 || !slices.Contains(funcs, "vfs_read") {
 					t.Fatalf("traceable vfs_rea* functions: %q", funcs)
 				}
-				if n := vmAttaching(s.stdout); n != len(funcs) {
+				if n := vmAttaching(s.stderr); n != len(funcs) {
 					t.Errorf("attached %d probes, want %d: %q", n, len(funcs), funcs)
 				}
 				hasLines(t, s.stdout, "@[kprobe:vfs_read, vfs_read]: 4")
 				entry := regexp.MustCompile(`^@\[kprobe:(\w+), (\w+)\]: \d+$`)
-				for _, line := range vmLines(s.stdout)[1:] {
+				for _, line := range vmLines(s.stdout) {
 					m := entry.FindStringSubmatch(line)
 					if m == nil || m[1] != m[2] || !slices.Contains(funcs, m[1]) {
 						t.Errorf("entry %q: want @[kprobe:F, F] for a traceable vfs_rea* F", line)
@@ -420,7 +424,10 @@ func TestVMKprobes(t *testing.T) {
 
 			t.Run("fentry", func(t *testing.T) {
 				s := section(t, "fentry", 0)
-				hasLines(t, s.stdout, "Attaching 2 probes...", "@name[gtrace-vm-data]: 4",
+				if n := vmAttaching(s.stderr); n != 2 {
+					t.Errorf("attached %d probes, want 2", n)
+				}
+				hasLines(t, s.stdout, "@name[gtrace-vm-data]: 4",
 					"@f[vfs_read, fentry:vfs_read]: 4", "@x[gtrace-vm-data, 4096]: 4", "@bytes: 10000")
 				checkHist(t, s.stdout, "@count:", map[string]int{"[4K, 8K)": 4})
 				checkHist(t, s.stdout, "@ret:", vmReadRet)
@@ -463,7 +470,7 @@ func TestVMKprobes(t *testing.T) {
 				s := section(t, "vfscount.bt", 0)
 				funcs := vmLines(section(t, "funcs-vfs_", 0).stdout)
 				// BEGIN and every traceable vfs_ function.
-				if n := vmAttaching(s.stdout); n != len(funcs)+1 {
+				if n := vmAttaching(s.stderr); n != len(funcs)+1 {
 					t.Errorf("attached %d probes, want %d", n, len(funcs)+1)
 				}
 				hasLines(t, s.stdout, "Tracing VFS calls... Hit Ctrl-C to end.")
@@ -486,7 +493,7 @@ func TestVMKprobes(t *testing.T) {
 				funcs := vmLines(section(t, "funcs-vfs_read-vfs_write", 0).stdout)
 				// The wildcards, vfs_fsync, vfs_open and vfs_create,
 				// BEGIN, interval and END.
-				if n := vmAttaching(s.stdout); n != len(funcs)+6 {
+				if n := vmAttaching(s.stderr); n != len(funcs)+6 {
 					t.Errorf("attached %d probes, want %d", n, len(funcs)+6)
 				}
 				hasLines(t, s.stdout, "Tracing key VFS calls... Hit Ctrl-C to end.")
@@ -503,7 +510,10 @@ func TestVMKprobes(t *testing.T) {
 
 			t.Run("bitesize.bt", func(t *testing.T) {
 				s := section(t, "bitesize.bt", 0)
-				hasLines(t, s.stdout, "Attaching 3 probes...", "I/O size (bytes) histograms by process name:")
+				if n := vmAttaching(s.stderr); n != 3 {
+					t.Errorf("attached %d probes, want 3", n)
+				}
+				hasLines(t, s.stdout, "I/O size (bytes) histograms by process name:")
 				checkHist(t, s.stdout, "@[dd]:", map[string]int{"[4K, 8K)": 8})
 			})
 

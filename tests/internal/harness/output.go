@@ -7,14 +7,39 @@ import (
 	"strings"
 )
 
-// AttachingLine is the "Attaching N probes..." line that gtrace, like
-// bpftrace 0.17, prints on stdout before the program's output.
+// AttachingLine is the "Attaching N probes..." line that bpftrace 0.17
+// prints on stdout before the program's output. gtrace, like current
+// bpftrace, prints AttachedLine on stderr instead.
 var AttachingLine = regexp.MustCompile(`(?m)^Attaching \d+ probes?\.\.\.\n`)
 
-// StripAttaching removes the attaching line, which is not program output.
+// AttachedLine is the "Attached N probes" line that gtrace prints on
+// stderr once its probes are attached.
+var AttachedLine = regexp.MustCompile(`(?m)^Attached \d+ probes?\n`)
+
+// StripAttaching removes bpftrace 0.17's attaching line, which is not
+// program output, from its stdout.
 func StripAttaching(stdout string) string {
 	return AttachingLine.ReplaceAllString(stdout, "")
 }
+
+// StripAttached removes gtrace's attached line from its stderr.
+func StripAttached(stderr string) string {
+	return AttachedLine.ReplaceAllString(stderr, "")
+}
+
+// AttachCount is the number of probes that the attaching line of
+// bpftrace 0.17's stdout, or the attached line of gtrace's stderr,
+// reports; -1 if there is none.
+func AttachCount(out string) int {
+	m := attachCount.FindStringSubmatch(out)
+	if m == nil {
+		return -1
+	}
+	n, _ := strconv.Atoi(m[1])
+	return n
+}
+
+var attachCount = regexp.MustCompile(`(?m)^Attach(?:ing|ed) (\d+) probes?`)
 
 // MapOutput is stdout without the attaching line and the blank lines
 // printed before the maps at exit and after the last histogram, so
