@@ -387,10 +387,11 @@ func (c *checker) declare(v *ast.Var, t *Type) *Variable {
 // newVariable makes the variable that v declares. In the second pass it
 // starts with the type the first pass ended with: a variable later given
 // a longer string or a wider tuple, or only declared before its first
-// assignment, has one type at every use.
+// assignment, has one type at every use. A type the first pass could not
+// know (a loop over a map assigned further on) is left to the second.
 func (c *checker) newVariable(v *ast.Var, t *Type) *Variable {
 	decl := varDecl{c.prog, v}
-	if wide := c.varTypes[decl]; wide != nil && !c.quiet {
+	if wide := c.varTypes[decl]; wide != nil && wide.Kind != Invalid && !c.quiet {
 		t = wide
 	}
 	nv := &Variable{Name: v.Name, Type: t}

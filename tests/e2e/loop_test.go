@@ -45,6 +45,8 @@ func TestForLoops(t *testing.T) {
 		{"len", `BEGIN { @a[1] = 1; @a[2] = 2; @a[3] = 3; delete(@a[2]); @c["x"] = count(); printf("%d %d\n", len(@a), len(@c)); clear(@a); clear(@c); exit(); }`,
 			"2 1\n"},
 		{"len of empty map", `BEGIN { @a[1] = 1; delete(@a[1]); printf("%d\n", len(@a)); exit(); }`, "0\n"},
+		{"map assigned after the loop", `BEGIN { @a[1] = 5; } END { for ($kv : @b) { printf("%d %d\n", $kv.0, $kv.1); } @b[1] = @a[1]; clear(@a); clear(@b); }
+			interval:ms:10 { for ($kv : @c) { printf("%d\n", $kv.1); } if (@c[7]) { exit(); } @c[7] = 9; } END { clear(@c); }`, "9\n"},
 		{"end loop", `BEGIN { @a["x"] = 3; exit(); } END { for ($kv : @a) { printf("%s:%d\n", $kv.0, $kv.1); } clear(@a); }`,
 			"x:3\n"},
 	}
