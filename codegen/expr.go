@@ -424,7 +424,15 @@ func (g *gen) builtin(e *ast.Ident) {
 	case builtin.Kstack:
 		g.stackID(0)
 	case builtin.Func:
-		// A kprobe's func: the address of the function it entered.
+		// A kprobe's func: an address in the function it entered, which
+		// user space prints by name. An entry probe reads its
+		// instruction pointer, as bpftrace does: bpf_get_func_ip gives 0
+		// for a probe at an offset; a kretprobe fires after the return,
+		// where only the helper knows the function.
+		if g.prog.Probe.Kind == probe.Kprobe {
+			g.emit(asm.LoadMem(asm.R0, regCtx, ptRegsIP, asm.DWord))
+			break
+		}
 		g.emit(asm.Mov.Reg(asm.R1, regCtx), asm.FnGetFuncIp.Call())
 	case builtin.Curtask:
 		g.emit(asm.FnGetCurrentTask.Call())
