@@ -211,7 +211,7 @@ func TestCheckTypes(t *testing.T) {
 		{`kprobe:vfs_read { @x = func; }`, "@x", "", "ksym_t"},
 		{`kretprobe:vfs_read { @x[func] = retval; }`, "@x", "string[9]", "int64"},
 		{`BEGIN { @x = kaddr("jiffies"); }`, "@x", "", "uint64"},
-		{`BEGIN { @x[ustack(perf, 3), kstack(5)] = count(); @y = usym(1); }`, "@x", "(ustack,kstack)", "count_t"},
+		{`BEGIN { @x[ustack(perf, 3), kstack(5)] = count(); @y = usym(1); }`, "@x", "(ustack_perf_3,kstack_bpftrace_5)", "count_t"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.src, func(t *testing.T) {

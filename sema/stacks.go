@@ -1,6 +1,7 @@
 package sema
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -46,8 +47,8 @@ func (c *checker) stackCall(call *ast.Call, f Func) *Type {
 		c.expr(a)
 		t.Len = int(n)
 	}
-	if t.Format == "" && c.opts.Config.StackMode == "build_id" {
-		t.Format = "build_id"
+	if t.Format == "" {
+		t.Format = c.opts.Config.StackMode
 	}
 	if t.Format == "build_id" && t.Kind == KStack {
 		c.errorf(call, "'build_id' stack mode can only be used for ustack")
@@ -60,19 +61,36 @@ func (c *checker) stackCall(call *ast.Call, f Func) *Type {
 // stack_mode = build_id a ustack holds build ids, and a kstack, which
 // has none, prints raw, as in bpftrace.
 func (c *checker) stackBuiltin(e *ast.Ident, b builtin.Var) *Type {
-	build := c.opts.Config.StackMode == "build_id"
-	switch {
-	case b == builtin.Ustack && build:
-		return &Type{Kind: UStack, Size: 16, Format: "build_id"}
-	case b == builtin.Ustack:
-		return UStackT
-	case build:
-		c.errs.Warn(e.Span(), "'build_id' stack mode can only be used for ustack. Falling back to 'raw' mode.")
-		return &Type{Kind: KStack, Size: 8, Format: "raw", Trim: c.prog.Probe.Fused != nil}
-	case c.prog.Probe.Fused != nil:
-		return FusedKStackT
+	mode := c.opts.Config.StackMode
+	if b == builtin.Ustack {
+		return &Type{Kind: UStack, Size: 16, Format: mode}
 	}
-	return KStackT
+	if mode == "build_id" {
+		c.errs.Warn(e.Span(), "'build_id' stack mode can only be used for ustack. Falling back to 'raw' mode.")
+		mode = "raw"
+	}
+	return &Type{Kind: KStack, Size: 8, Format: mode, Trim: c.prog.Probe.Fused != nil}
+}
+
+// stackName names a stack type as bpftrace does: kstack_bpftrace_127.
+func stackName(t *Type) string {
+	name, mode, limit := "kstack", t.Format, t.Len
+	if t.Kind == UStack {
+		name = "ustack"
+	}
+	if mode == "" {
+		mode = "bpftrace"
+	}
+	if limit == 0 {
+		limit = 127
+	}
+	return fmt.Sprintf("%s_%s_%d", name, mode, limit)
+}
+
+// sameStack says whether stacks a and b are of one type: of one mode
+// and limit, as bpftrace has it; they are then kept in one stack map.
+func sameStack(a, b *Type) bool {
+	return stackName(a) == stackName(b)
 }
 
 // stackLen checks len() of a stack, its number of frames, and returns

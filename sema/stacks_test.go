@@ -24,6 +24,11 @@ func TestStackCalls(t *testing.T) {
 		{src: `kprobe:f { @x = len(ustack); }`, stackLens: true},
 		{src: `kprobe:f { $s = kstack(3); @x = len($s); }`, stackLens: true},
 		{src: `kprobe:f { @x = len(1); }`, err: "len() expects a map with no key"},
+		{src: `kprobe:f { @x = pid < 10000 ? ustack(1) : ustack(2); }`,
+			err: "Ternary operator branches have different types: 'ustack_bpftrace_1' and 'ustack_bpftrace_2'"},
+		{src: `kprobe:f { @x = ustack(bpftrace, 127); @x = ustack; }`, format: "bpftrace", limit: 127},
+		{src: `kprobe:f { @x = kstack(raw); @x = kstack(perf); }`,
+			err: "Type mismatch for @x: trying to assign value of type 'kstack_perf_127' when map already contains a value of type 'kstack_raw_127'"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.src, func(t *testing.T) {
