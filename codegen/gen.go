@@ -54,6 +54,9 @@ type gen struct {
 	// exit is where return and exit() jump in the block being
 	// generated, for the statements of block expressions.
 	exit string
+	// ret labels the program's last instruction, its return, for a
+	// `return expr` whose value the program returns; "" when unused.
+	ret string
 
 	// frame holds the probe's frame pointer, where integer variables
 	// live: R10 in the probe itself, regFrame in a loop callback.
@@ -194,13 +197,18 @@ func (g *gen) program() (asm.Instructions, *diag.Error) {
 		g.emit(asm.JNE.Reg(asm.R0, asm.R1, exit))
 	}
 	g.exit = exit
+	g.ret = g.returnLabel()
 	if pred := g.prog.Node.Pred; pred != nil {
 		g.cond(pred, exit)
 	}
 	g.block(g.prog.Node.Body, exit)
 	g.place(exit)
 	g.chainNext()
-	g.emit(asm.Mov.Imm(asm.R0, 0), asm.Return())
+	g.emit(asm.Mov.Imm(asm.R0, 0))
+	if g.ret != "" {
+		g.place(g.ret)
+	}
+	g.emit(asm.Return())
 	g.insns = append(g.insns, g.callbacks...)
 	if g.err != nil {
 		return nil, g.err
@@ -363,6 +371,9 @@ func (g *gen) stmt(s ast.Stmt, exit string) {
 		g.forStmt(s, exit)
 	case *ast.JumpStmt:
 		switch {
+		case s.Tok == token.RETURN && s.Value != nil && g.ret != "" && g.frame == asm.RFP:
+			g.scalar(s.Value)
+			g.emit(asm.Ja.Label(g.ret))
 		case s.Tok == token.RETURN:
 			if s.Value != nil {
 				g.exprStmt(s.Value)

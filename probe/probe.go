@@ -36,6 +36,7 @@ const (
 	Self
 	Watchpoint
 	Bench
+	Test
 )
 
 // Probe is one concrete attach point after alias resolution and wildcard
