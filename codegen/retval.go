@@ -8,7 +8,7 @@ import "gtrace/probe"
 // Other probes return 0, as the verifier wants of some program types.
 // A return inside a loop body, a callback of its own, still returns 0.
 func (g *gen) returnLabel() string {
-	if k := g.prog.Probe.Kind; (k != probe.Test && k != probe.Bench) || g.next >= 0 {
+	if k := g.prog.Probe.Kind; k != probe.Test && k != probe.Bench {
 		return ""
 	}
 	return g.newLabel()

@@ -17,16 +17,6 @@ import (
 // benchmarks, run without --mode bench.
 var errBenchOnly = errors.New("No probes attached; use --bench to run benchmark probes.")
 
-// benchOnly reports whether every probe of out is a benchmark.
-func benchOnly(out *codegen.Output) bool {
-	for _, p := range out.Progs {
-		if p.Prog.Probe.Kind != probe.Bench {
-			return false
-		}
-	}
-	return len(out.Progs) > 0
-}
-
 // bench runs the script in bench mode, as bpftrace's --mode bench: BEGIN,
 // then each bench probe in the script's order, measured and printed,
 // then END. Nothing is attached, and maps are not printed at exit. A
