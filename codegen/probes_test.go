@@ -35,6 +35,7 @@ var probeKinds = []struct {
 	{probe.Self, "self", "self:signal:SIGUSR1", ebpf.RawTracepoint, 0},
 	{probe.Watchpoint, "watchpoint", "watchpoint:0x10000000:8:w", ebpf.PerfEvent, 0},
 	{probe.Bench, "bench", "bench:a", ebpf.XDP, 0},
+	{probe.Test, "test", "test:a", ebpf.XDP, 0},
 }
 
 // kindNames names the probe kinds, for messages.
