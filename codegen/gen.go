@@ -165,9 +165,10 @@ func (g *gen) program() (asm.Instructions, *diag.Error) {
 	findStart := len(g.insns)
 	g.findScratch(exit)
 	findEnd := len(g.insns)
-	if g.prog.Probe.Fused == nil && g.prog.Probe.Attached() {
+	if g.prog.Probe.Fused == nil && g.prog.Probe.Attached() && g.prog.Probe.Pin == "" {
 		// A fused program runs only through its dispatcher, which
-		// checks the flag for it. The check follows the scratch
+		// checks the flag for it; a pinned iterator runs after gtrace
+		// has stopped, when read. The check follows the scratch
 		// lookup, which may be rewritten below.
 		running := g.newLabel()
 		g.emit(stopCheck(int32(g.index), running, exit)...)
@@ -198,6 +199,7 @@ func (g *gen) program() (asm.Instructions, *diag.Error) {
 	}
 	g.exit = exit
 	g.ret = g.returnLabel()
+	g.iterGuard(exit)
 	if pred := g.prog.Node.Pred; pred != nil {
 		g.cond(pred, exit)
 	}

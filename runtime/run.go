@@ -216,6 +216,9 @@ func Run(out *codegen.Output, opts *Options) (code int, err error) {
 	if err := r.drain(); err != nil {
 		return 1, err
 	}
+	if err := r.readIters(); err != nil {
+		return 1, err
+	}
 	if !r.exit && !r.stopping.Load() && opts.Attached != nil {
 		opts.Attached()
 	}
