@@ -21,7 +21,7 @@ func (g *gen) iterGuard(exit string) {
 // seqPrintf is printf in an iterator's probe, as in bpftrace: it writes
 // to the iterator's seq_file with bpf_seq_printf, so that what it prints
 // is what reading the iterator returns. The kernel formats the values:
-// integers, and strings by their address. It reports false, generating
+// integers, pointers and strings by their address. It reports false, generating
 // nothing, in other probes.
 func (g *gen) seqPrintf(call []ast.Expr) bool {
 	if g.prog.Probe.Kind != probe.Iter {
@@ -32,7 +32,7 @@ func (g *gen) seqPrintf(call []ast.Expr) bool {
 	for i, a := range args {
 		t := g.typ(a)
 		switch {
-		case t.IsScalar():
+		case t.Kind == sema.Int || t.Kind == sema.Bool || t.Kind == sema.Pointer:
 			g.scalar(a)
 			g.emit(asm.StoreMem(regScratch, int16(data+8*i), asm.R0, asm.DWord))
 		case t.Kind == sema.String:
