@@ -26,6 +26,9 @@ func (g *gen) exprStmt(e ast.Expr) {
 	args := call.Args
 	switch f := g.prog.Funcs[call]; f {
 	case sema.FPrintf, sema.FCat, sema.FSystem:
+		if f == sema.FPrintf && g.seqPrintf(args) {
+			return
+		}
 		kind := map[sema.Func]EventKind{sema.FPrintf: EvPrintf, sema.FCat: EvCat, sema.FSystem: EvSystem}[f]
 		g.event(&Event{Kind: kind, Format: args[0].(*ast.StrLit).Value}, args[1:])
 	case sema.FExit:
