@@ -692,7 +692,28 @@ func (g *gen) storeVar(v *sema.Variable, e ast.Expr) {
 		g.emit(asm.StoreMem(g.frame, int16(off), asm.R0, asm.DWord))
 		return
 	}
+	if _, same := e.(*ast.Var); !same && g.reads(e, v) {
+		// The value reads the variable it replaces, as $t = ($t.1,
+		// $t.0) does: build it apart, or its first bytes would
+		// overwrite what the rest reads.
+		tmp := g.alloc(v.Type.Size)
+		g.into(e, v.Type, tmp)
+		g.copyMem(regScratch, off, regScratch, tmp, v.Type.Size)
+		return
+	}
 	g.into(e, v.Type, off)
+}
+
+// reads reports whether e reads the variable v.
+func (g *gen) reads(e ast.Expr, v *sema.Variable) bool {
+	found := false
+	ast.Inspect(e, func(n ast.Node) bool {
+		if x, ok := n.(*ast.Var); ok && g.prog.Vars[x] == v {
+			found = true
+		}
+		return !found
+	})
+	return found
 }
 
 func (g *gen) zeroVar(v *sema.Variable) {

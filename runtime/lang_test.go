@@ -25,6 +25,7 @@ func TestLanguageGaps(t *testing.T) {
 		{"literals are the smallest signed integer", `BEGIN { $x = 1; $y = -200; $i = 0; while ($i < 300) { $i++; } $j = 0; $j += 1000; printf("%d %d %d %d %d\n", sizeof($x), sizeof($y), sizeof(70000), $i, $j); exit(); }`, "1 2 4 300 1000\n\n\n"},
 		{"tuples laid out as C structs", `BEGIN { $a = ((int8)1, (int16)2, (int32)3); $b = ((int32)1, (int16)2, (int8)3); $c = ((int8)-100, (int8)100, "abcdef", 3, (int32)1, (int64)-10, (int8)10, (int16)-555, "abc"); printf("%d %d %d\n", sizeof($a), sizeof($b), sizeof($c)); print($c); @[$c] = $a; exit(); }`, "8 8 32\n(-100, 100, abcdef, 3, 1, -10, 10, -555, abc)\n\n\n@[-100, 100, abcdef, 3, 1, -10, 10, -555, abc]: (1, 2, 3)\n"},
 		{"tuple elements widened", `BEGIN { $a = ((int8)-1, "x"); $a = ((int64)-5, "yyyy"); print($a); $b = ((int8)-3, 1); print($b); $b = (5, (int16)-700); print($b); exit(); }`, "(-5, yyyy)\n(-3, 1)\n(5, -700)\n\n\n"},
+		{"a value that reads the variable it replaces", `BEGIN { $t = (1, 2); $t = ($t.1, $t.0); print($t); $s = "ab"; $s = str_concat($s, "cd"); $s = str_concat("x", $s); print($s); $r = (a = 1, b = "x"); $r = (b = "y", a = $r.a + 1); print($r); exit(); }`, "(2, 1)\nxabcd\n{ .a = 2, .b = y }\n\n\n"},
 		{"pointer from a narrow integer", `BEGIN { print((uint8 *)-1); print((int32 *)(uint64)-1); exit(); }`, "0xff\n0xffffffffffffffff\n\n\n"},
 	}
 	for _, tt := range tests {
