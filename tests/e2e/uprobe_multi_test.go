@@ -20,7 +20,7 @@ import (
 // multiFuncs is how many functions multiProgram has for a wildcard.
 const multiFuncs = 64
 
-// multiProgram waits for the tracer, then calls each function mN N%3+1
+// multiProgram reads a byte of its input, then calls each function mN N%3+1
 // times; mN(x) returns N + x.
 func multiProgram() string {
 	var b strings.Builder
@@ -28,7 +28,7 @@ func multiProgram() string {
 	for i := range multiFuncs {
 		fmt.Fprintf(&b, "__attribute__((noinline)) int gtm%d(int x) { return %d + x; }\n", i, i)
 	}
-	b.WriteString("int main(void) {\n\tusleep(300000);\n\tint s = 0;\n")
+	b.WriteString("int main(void) {\n\tchar c;\n\tif (read(0, &c, 1) != 1) return 1;\n\tint s = 0;\n")
 	for i := range multiFuncs {
 		fmt.Fprintf(&b, "\tfor (int i = 0; i < %d; i++) s += gtm%d(0);\n", i%3+1, i)
 	}
@@ -55,6 +55,7 @@ func TestUprobeMulti(t *testing.T) {
 		return strings.Join(lines, "\n")
 	}
 	calls := func(i int) string { return fmt.Sprint(i%3 + 1) }
+	t.Run("pid", func(t *testing.T) { testUprobeMultiPid(t, bin, want("uprobe", calls)) })
 	for _, tt := range []struct {
 		name   string
 		args   []string
@@ -76,10 +77,12 @@ func TestUprobeMulti(t *testing.T) {
 			tracer.Stdout = &out
 			attached := func(l string) bool { return strings.HasPrefix(l, "attached ") }
 			go harness.Drain(harness.StartWait(t, tracer, harness.Stderr, attached, nil))
-			if n := multiLinks(t, bin); n != tt.links {
+			if n := len(multiLinkPids(t, bin)); n != tt.links {
 				t.Errorf("%d uprobe_multi links on %s, want %d", n, bin, tt.links)
 			}
-			if err := exec.Command(bin).Run(); err != nil {
+			target := exec.Command(bin)
+			target.Stdin = strings.NewReader("x")
+			if err := target.Run(); err != nil {
 				t.Fatalf("%s: %v", bin, err)
 			}
 			tracer.Process.Signal(syscall.SIGINT)
@@ -91,15 +94,46 @@ func TestUprobeMulti(t *testing.T) {
 	}
 }
 
-// multiLinks counts the uprobe_multi links on the file bin, of 64
-// functions each.
-func multiLinks(t *testing.T, bin string) int {
+// testUprobeMultiPid traces the functions of one process, -p, whose
+// uprobe_multi link says so.
+func testUprobeMultiPid(t *testing.T, bin, want string) {
+	target := exec.Command(bin)
+	in, err := target.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := target.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { target.Process.Kill(); target.Wait() })
+	var out strings.Builder
+	tracer := exec.Command(harness.Bin(), "-v", "-p", strconv.Itoa(target.Process.Pid), "-e", "uprobe:"+bin+":gtm* { @[probe, func] = count(); }")
+	tracer.Stdout = &out
+	attached := func(l string) bool { return strings.HasPrefix(l, "attached ") }
+	go harness.Drain(harness.StartWait(t, tracer, harness.Stderr, attached, nil))
+	t.Cleanup(func() { tracer.Process.Kill(); tracer.Wait() })
+	pids := multiLinkPids(t, bin)
+	if len(pids) != 1 || pids[0] != uint32(target.Process.Pid) {
+		t.Errorf("uprobe_multi links on %s for pids %v, want one for %d", bin, pids, target.Process.Pid)
+	}
+	in.Write([]byte("x"))
+	in.Close()
+	target.Wait()
+	tracer.Wait() // it ends with the process
+	if got := sortedMapLines(out.String()); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+// multiLinkPids lists the pids (0 for every process) of the
+// uprobe_multi links on the file bin, of multiFuncs functions each.
+func multiLinkPids(t *testing.T, bin string) []uint32 {
 	t.Helper()
 	ids, err := harness.Links()
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := 0
+	var pids []uint32
 	for id := range ids {
 		l, err := link.NewFromID(id)
 		if err != nil {
@@ -114,10 +148,11 @@ func multiLinks(t *testing.T, bin string) int {
 			if m.Count != multiFuncs {
 				t.Errorf("a uprobe_multi link on %s has %d functions, want %d", bin, m.Count, multiFuncs)
 			}
-			n++
+			pid, _ := m.Pid()
+			pids = append(pids, pid)
 		}
 	}
-	return n
+	return pids
 }
 
 // sortedMapLines is the map lines of out, "@[..., gtmN]: V", in the
