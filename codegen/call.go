@@ -205,7 +205,7 @@ func (g *gen) scalarCall(call *ast.Call) {
 		g.loadImm(asm.R0, g.prog.Consts[call])
 		g.addLoadBias()
 	case sema.FKstack:
-		g.stackID(0)
+		g.stackID(g.typ(call), 0)
 	case sema.FBswap:
 		g.scalar(args[0])
 		t := g.typ(call)
@@ -221,7 +221,11 @@ func (g *gen) scalarCall(call *ast.Call) {
 	case sema.FPid, sema.FTid, sema.FStrlen, sema.FStrstr, sema.FMemcmp:
 		g.stdlibScalar(call)
 	case sema.FLen:
-		g.mapLen(g.out.Maps[args[0].(*ast.Map).Name])
+		if m, ok := args[0].(*ast.Map); ok {
+			g.mapLen(g.out.Maps[m.Name])
+			break
+		}
+		g.stackLen(args[0])
 	case sema.FStrcontains:
 		g.strcontains(args[0], args[1])
 	case sema.FDelete:
@@ -275,7 +279,7 @@ func (g *gen) compositeCall(call *ast.Call, dst int) {
 		}
 		g.str(args, t, dst)
 	case sema.FUstack:
-		g.userStack(dst)
+		g.userStack(t, dst)
 	case sema.FUsym:
 		g.scalar(args[0])
 		g.emit(asm.StoreMem(regScratch, int16(dst), asm.R0, asm.DWord))

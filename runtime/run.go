@@ -135,7 +135,7 @@ func Run(out *codegen.Output, opts *Options) (code int, err error) {
 	}
 	r := &run{out: out, opts: opts, progs: map[string]*ebpf.Program{},
 		dec: &decoder{ksyms: &symbol.Kernel{}, usyms: &symbol.User{}, boot: boot, maxStrlen: out.MaxStrlen,
-			trailer: out.StrTruncTrailer, defaultStack: out.StackMode},
+			trailer: out.StrTruncTrailer, defaultStack: out.StackMode, syms: newUserSymbols(out)},
 		formats: map[int]*output.Format{}}
 	defer r.close()
 	if err := r.load(); err != nil {
@@ -261,9 +261,7 @@ func (r *run) load() error {
 		return fmt.Errorf("create maps: %w", err)
 	}
 	r.coll = coll
-	if m := coll.Maps["stacks"]; m != nil {
-		r.dec.stacks = m
-	}
+	r.dec.stacks = stackMaps(coll)
 	// The verifier's work is most of a load: one program per CPU at a
 	// time, so that thousands of probes load in parallel.
 	all := append(r.out.Progs, r.out.Dispatchers...)

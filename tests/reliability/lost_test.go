@@ -162,8 +162,7 @@ func TestLostEventsText(t *testing.T) {
 	testutils.RequireRoot(t)
 	r := runStalled(t)
 
-	// stdout: the attaching line, one line per event that got through,
-	// then the map at exit.
+	// stdout: one line per event that got through, then the map at exit.
 	printed, mapCount := 0, -1
 	for _, l := range strings.Split(harness.StripAttaching(r.stdout), "\n") {
 		switch m := mapCountRow.FindStringSubmatch(l); {
@@ -180,10 +179,10 @@ func TestLostEventsText(t *testing.T) {
 		t.Errorf("text output reports lost events on stdout; bpftrace v0.26 uses stderr")
 	}
 
-	// stderr: "Lost N events" lines, whose sum is every event that did
-	// not get through, and the total at exit.
+	// stderr: the attached line, "Lost N events" lines, whose sum is
+	// every event that did not get through, and the total at exit.
 	lost := 0
-	for _, l := range strings.Split(r.stderr, "\n") {
+	for _, l := range strings.Split(harness.StripAttached(r.stderr), "\n") {
 		if m := lostLine.FindStringSubmatch(l); m != nil {
 			n := atoi(t, m[1])
 			if n == 0 {
