@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/cilium/ebpf/features"
 	"github.com/cilium/ebpf/link"
@@ -56,6 +57,18 @@ func TestUprobeMulti(t *testing.T) {
 	}
 	calls := func(i int) string { return fmt.Sprint(i%3 + 1) }
 	t.Run("pid", func(t *testing.T) { testUprobeMultiPid(t, bin, want("uprobe", calls)) })
+	t.Run("order", func(t *testing.T) {
+		// gtm5 runs three times: each time, the probes run in the script's order.
+		for _, kind := range []string{"uprobe", "uretprobe"} {
+			script := fmt.Sprintf(`%s:%s:gtm5 { printf("a"); } %[1]s:%[2]s:gtm* /func == "gtm5"/ { printf("b"); } %[1]s:%[2]s:gtm5 { printf("c"); }`, kind, bin)
+			tracer := exec.Command(harness.Bin(), "-e", script, "-c", bin)
+			tracer.Stdin = strings.NewReader("x") // the -c command's
+			r := harness.RunCmd(t, tracer, time.Minute)
+			if got := strings.TrimSpace(harness.StripAttaching(r.Stdout)); r.Code != 0 || got != "abcabcabc" {
+				t.Errorf("%s: exit %d, got %q, want abcabcabc\n%s", kind, r.Code, got, r.Stderr)
+			}
+		}
+	})
 	for _, tt := range []struct {
 		name   string
 		args   []string
@@ -71,6 +84,7 @@ func TestUprobeMulti(t *testing.T) {
 		{"args", nil, "uprobe:BIN:gtm* /args.x == 0/ { @[probe, func] = count(); }", 0, want("uprobe", calls)},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
+			waitNoMultiLinks(t, bin)
 			script := strings.ReplaceAll(tt.script, "BIN", bin)
 			var out strings.Builder
 			tracer := exec.Command(harness.Bin(), append(tt.args, "-v", "-e", script)...)
@@ -97,6 +111,7 @@ func TestUprobeMulti(t *testing.T) {
 // testUprobeMultiPid traces the functions of one process, -p, whose
 // uprobe_multi link says so.
 func testUprobeMultiPid(t *testing.T, bin, want string) {
+	waitNoMultiLinks(t, bin)
 	target := exec.Command(bin)
 	in, err := target.StdinPipe()
 	if err != nil {
@@ -122,6 +137,17 @@ func testUprobeMultiPid(t *testing.T, bin, want string) {
 	tracer.Wait() // it ends with the process
 	if got := sortedMapLines(out.String()); got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+// waitNoMultiLinks waits for the kernel to release the uprobe_multi
+// links on bin of earlier runs: it does so after gtrace has exited.
+func waitNoMultiLinks(t *testing.T, bin string) {
+	t.Helper()
+	for start := time.Now(); len(multiLinkPids(t, bin)) > 0; time.Sleep(50 * time.Millisecond) {
+		if time.Since(start) > time.Minute {
+			t.Fatalf("uprobe_multi links on %s a minute after gtrace exited", bin)
+		}
 	}
 }
 
