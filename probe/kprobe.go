@@ -173,6 +173,9 @@ func attachKprobeMulti(p *Probe, prog *ebpf.Program) ([]link.Link, error) {
 func (p *Probe) FuncName(i int) (fn, probe string) {
 	f := p.Funcs[i]
 	provider, _, _ := strings.Cut(p.Name, ":")
+	if p.UserSpace() {
+		return f, provider + ":" + p.Target + ":" + f // as its own uprobe is named
+	}
 	if j := strings.LastIndex(f, ":"); j >= 0 {
 		return f[j+1:], provider + ":" + f
 	}

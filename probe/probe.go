@@ -69,7 +69,8 @@ type Probe struct {
 	// read its arguments. Target is its binary.
 	USDT *symbol.USDT
 	// Funcs lists the functions of a kprobe wildcard attached as one
-	// multi-kprobe; nil for a probe on one function.
+	// multi-kprobe, or of a uprobe wildcard's binary attached as one
+	// multi-uprobe; nil for a probe on one function.
 	Funcs []string
 	// Pin is where an iterator's link is pinned instead of read: a
 	// path, relative to /sys/fs/bpf unless absolute.
@@ -130,6 +131,9 @@ func (p *Probe) ProgramType() ebpf.ProgramType {
 // bound to their target at load time (fentry, fexit) and multi-kprobes;
 // 0 otherwise.
 func (p *Probe) AttachType() ebpf.AttachType {
+	if p.Funcs != nil && p.UserSpace() {
+		return ebpf.AttachTraceUprobeMulti
+	}
 	if p.Funcs != nil {
 		return ebpf.AttachTraceKprobeMulti
 	}

@@ -194,6 +194,9 @@ func hasFunction(path, fn string) bool {
 // attachUprobe attaches through the uprobe PMU, where uprobeOffset
 // says. pid, when not 0, limits the probe to that process.
 func attachUprobe(p *Probe, prog *ebpf.Program, pid int) ([]link.Link, error) {
+	if p.Funcs != nil {
+		return attachUprobeMulti(p, prog, pid)
+	}
 	off, err := uprobeOffset(p)
 	if err != nil {
 		return nil, err

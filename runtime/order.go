@@ -16,9 +16,13 @@ func attachWaves(attach []*codegen.Program) [][]int {
 	rank := make([]int, len(attach))
 	seen := map[string]int{}
 	order := func(i int) {
-		name := attach[i].Prog.Probe.Name
-		rank[i] = seen[name]
-		seen[name]++
+		names := eventNames(&attach[i].Prog.Probe)
+		for _, name := range names {
+			rank[i] = max(rank[i], seen[name])
+		}
+		for _, name := range names {
+			seen[name] = rank[i] + 1
+		}
 	}
 	for i := range attach {
 		if !attach[i].Prog.Probe.NewestFirst() {
@@ -48,4 +52,17 @@ func (r *run) attachPid(p *probe.Probe) int {
 		return r.opts.Cpid
 	}
 	return r.opts.Pid
+}
+
+// eventNames names the events p attaches to: a multi-probe's are its
+// functions' own probes.
+func eventNames(p *probe.Probe) []string {
+	if p.Funcs == nil {
+		return []string{p.Name}
+	}
+	names := make([]string, len(p.Funcs))
+	for i := range p.Funcs {
+		_, names[i] = p.FuncName(i)
+	}
+	return names
 }

@@ -22,6 +22,8 @@ func TestAttachWaves(t *testing.T) {
 	}
 	profile := probe.Probe{Kind: probe.Profile, Name: "profile:ms:1000"}
 	uprobe := probe.Probe{Kind: probe.Uprobe, Name: "uprobe:/bin/bash:f"}
+	// On f and g of /bin/bash, f as the uprobe above.
+	multi := probe.Probe{Kind: probe.Uprobe, Name: "uprobe:/bin/bash:*", Target: "/bin/bash", Funcs: []string{"f", "g"}}
 	other := probe.Probe{Kind: probe.Tracepoint, Name: "tracepoint:sched:sched_switch"}
 	tests := []struct {
 		name   string
@@ -31,6 +33,7 @@ func TestAttachWaves(t *testing.T) {
 		{"distinct", progs(profile, uprobe, other), [][]int{{0, 1, 2}}},
 		{"in order", progs(profile, other, profile, profile), [][]int{{0, 1}, {2}, {3}}},
 		{"newest first", progs(uprobe, other, uprobe, uprobe), [][]int{{1, 3}, {2}, {0}}},
+		{"multi-uprobe", progs(uprobe, multi, other, multi), [][]int{{2, 3}, {1}, {0}}},
 	}
 	for _, tt := range tests {
 		if got := attachWaves(tt.attach); !reflect.DeepEqual(got, tt.want) {

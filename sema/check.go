@@ -238,6 +238,7 @@ func (c *checker) expand(prog *ast.Program) {
 				continue
 			}
 			c.checkKprobes(ap, probes)
+			probes = c.joinUprobes(p, text, probes)
 			for _, pr := range probes {
 				c.info.Progs = append(c.info.Progs, &Prog{Probe: pr, Node: p, Attach: ap})
 			}

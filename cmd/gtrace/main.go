@@ -16,6 +16,7 @@ import (
 	"gtrace/compiler"
 	"gtrace/kernel"
 	"gtrace/output"
+	"gtrace/probe"
 	"gtrace/runtime"
 	"gtrace/sema"
 	"gtrace/symbol"
@@ -67,7 +68,7 @@ OPTIONS:
     --usdt-file-activation
                    activate USDT semaphores by file (what gtrace always does)
     --no-feature FEATURE[,FEATURE]
-                   do not use kprobe_multi (kprobe_session, uprobe_multi: unused)
+                   do not use kprobe_multi or uprobe_multi (kprobe_session: unused)
     --no-warnings  disable all warning messages
     --no-fusion    run each syscall tracepoint as itself, not fused into the
                    raw_syscalls dispatchers (for comparing the two)
@@ -421,8 +422,10 @@ func trace(o *options, stdout, stderr io.Writer) error {
 		}
 	}
 	if o.noFeature["kprobe_multi"] {
-		// gtrace uses no other feature --no-feature names.
 		kernel.HasKprobeMulti = func() bool { return false }
+	}
+	if o.noFeature["uprobe_multi"] {
+		probe.HasUprobeMulti = func() bool { return false }
 	}
 	copts := &compiler.Options{
 		Name:        name,

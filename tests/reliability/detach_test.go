@@ -14,6 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cilium/ebpf/features"
+	"github.com/cilium/ebpf/link"
+
 	"gtrace/internal/testutils"
 	"gtrace/tests/internal/harness"
 )
@@ -159,13 +162,17 @@ func TestDetachLeavesNothing(t *testing.T) {
 		{"SIGKILL while attaching", 0, syscall.SIGKILL},
 	}
 	runs := detachRuns(t)
-	for _, p := range patterns {
-		t.Run(p.name, func(t *testing.T) {
+	// The wildcard attaches through one uprobe_multi link where the
+	// kernel has them, and through a perf event and a link per function.
+	modes := detachModes()
+	for n := range len(modes) * len(patterns) {
+		mode, p := modes[n/len(patterns)], patterns[n%len(patterns)]
+		t.Run(mode.name+"/"+p.name, func(t *testing.T) {
 			var worst time.Duration
 			for i := range runs {
 				var cmd *exec.Cmd
 				if p.first == 0 {
-					cmd = exec.Command(harness.Bin(), "-e", script)
+					cmd = exec.Command(harness.Bin(), append(mode.args, "-e", script)...)
 					if err := cmd.Start(); err != nil {
 						t.Fatal(err)
 					}
@@ -173,7 +180,10 @@ func TestDetachLeavesNothing(t *testing.T) {
 					// probes as long or longer.
 					time.Sleep(time.Duration(rand.IntN(40_000)) * time.Microsecond)
 				} else {
-					cmd = harness.StartTracing(t, script, io.Discard)
+					cmd = startTracing(t, append(mode.args, "-e", script))
+					if n := multiLinks(t, bin); n != mode.multiLinks {
+						t.Fatalf("run %d: %d uprobe_multi links on %s, want %d", i, n, bin, mode.multiLinks)
+					}
 					// Let events flow, then stop it at a random
 					// moment of its shutdown.
 					time.Sleep(time.Duration(rand.IntN(100)) * time.Millisecond)
@@ -212,4 +222,57 @@ func TestDetachLeavesNothing(t *testing.T) {
 				runs, worst.Round(time.Millisecond))
 		})
 	}
+}
+
+// detachMode is a way the uprobes of TestDetachLeavesNothing attach.
+type detachMode struct {
+	name       string
+	args       []string // gtrace's options
+	multiLinks int      // uprobe_multi links on the target
+}
+
+// detachModes are the ways of attaching this kernel offers.
+func detachModes() []detachMode {
+	modes := []detachMode{{"link per function", []string{"--no-feature", "uprobe_multi"}, 0}}
+	if features.HaveBPFLinkUprobeMulti() == nil {
+		modes = append(modes, detachMode{"uprobe_multi", nil, 1})
+	}
+	return modes
+}
+
+// startTracing is harness.StartTracing with gtrace's arguments: it
+// returns once every probe is attached.
+func startTracing(t *testing.T, args []string) *exec.Cmd {
+	t.Helper()
+	tracer := exec.Command(harness.Bin(), append([]string{"-v"}, args...)...)
+	tracer.Stdout = io.Discard
+	attached := func(l string) bool { return strings.HasPrefix(l, "attached ") }
+	go harness.Drain(harness.StartWait(t, tracer, harness.Stderr, attached, nil))
+	t.Cleanup(func() {
+		tracer.Process.Signal(syscall.SIGINT)
+		tracer.Wait()
+	})
+	return tracer
+}
+
+// multiLinks counts the uprobe_multi links on the file bin.
+func multiLinks(t *testing.T, bin string) int {
+	t.Helper()
+	ids, err := harness.Links()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for id := range ids {
+		l, err := link.NewFromID(id)
+		if err != nil {
+			continue // gone meanwhile
+		}
+		info, err := l.Info()
+		l.Close()
+		if err == nil && info.Type == link.UprobeMultiType && info.UprobeMulti() != nil && info.UprobeMulti().File == bin {
+			n++
+		}
+	}
+	return n
 }
