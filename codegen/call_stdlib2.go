@@ -1,0 +1,106 @@
+package codegen
+
+import (
+	"github.com/cilium/ebpf/asm"
+
+	"gtrace/lang/ast"
+	"gtrace/sema"
+)
+
+// helperDPath names bpf_d_path in -k warnings, as bpftrace does.
+const helperDPath = "d_path"
+
+// find looks @m[key] up once and sets R0 to whether it is there; when
+// it is, the value is copied into the variable, converted as `$v =
+// @m[key]` would convert it.
+func (g *gen) find(args []ast.Expr) {
+	m := args[0].(*ast.Map)
+	v := g.prog.Vars[args[2].(*ast.Var)]
+	key, l := g.buildKey(m.Name, args[1:2])
+	off := g.varOffset(v)
+	g.lookup(l, key)
+	missing, end := g.newLabel(), g.newLabel()
+	g.emit(asm.JEq.Imm(asm.R0, 0, missing))
+	switch {
+	case v.Type.IsScalar():
+		g.emit(asm.LoadMem(asm.R0, asm.R0, 0, asm.DWord))
+		if !fits(l.Value, v.Type) {
+			g.truncate(v.Type)
+		}
+		g.emit(asm.StoreMem(g.frame, int16(off), asm.R0, asm.DWord))
+	case sameLayout(l.Value, v.Type):
+		g.emit(asm.Mov.Reg(regMapVal, asm.R0))
+		g.copyMem(regScratch, off, regMapVal, 0, v.Type.Size)
+	default:
+		// A shorter string or narrower tuple than the variable's.
+		tmp := g.alloc(l.Value.Size)
+		g.emit(asm.Mov.Reg(regMapVal, asm.R0))
+		g.copyMem(regScratch, tmp, regMapVal, 0, l.Value.Size)
+		g.convert(off, v.Type, tmp, l.Value)
+	}
+	g.emit(asm.Mov.Imm(asm.R0, 1), asm.Ja.Label(end))
+	g.place(missing)
+	g.emit(asm.Mov.Imm(asm.R0, 0))
+	g.place(end)
+}
+
+// override makes the probed function return rc without running, with
+// bpf_override_return.
+func (g *gen) override(rc ast.Expr) {
+	g.scalar(rc)
+	g.emit(asm.Mov.Reg(asm.R2, asm.R0), asm.Mov.Reg(asm.R1, regCtx), asm.FnOverrideReturn.Call())
+}
+
+// signalThread sends a signal to the current thread. A number known
+// only when the probe runs is checked then, with bpftrace's error; a
+// signal the kernel refuses is warned about, with its error code.
+func (g *gen) signalThread(call *ast.Call) {
+	if s, ok := call.Args[0].(*ast.StrLit); ok {
+		g.loadImm(asm.R0, int64(sema.SignalNumber(s.Value)))
+	} else {
+		g.scalar(call.Args[0])
+		g.emit(asm.LSh.Imm(asm.R0, 32), asm.RSh.Imm(asm.R0, 32)) // a uint32, as bpftrace's
+	}
+	bad, end := g.newLabel(), g.newLabel()
+	g.emit(
+		asm.JEq.Imm(asm.R0, 0, bad),
+		asm.JGT.Imm(asm.R0, 64, bad),
+		asm.Mov.Reg(asm.R1, asm.R0),
+		asm.FnSendSignalThread.Call(),
+		asm.JEq.Imm(asm.R0, 0, end),
+	)
+	g.valueEvent(call, EvWarnf, "signal call failed with error %d", sema.Int64)
+	g.emit(asm.Ja.Label(end))
+	g.place(bad)
+	g.valueEvent(call, EvErrorf, "signal_thread() expects an integer between 1 and 64 (inclusive). Got %d", sema.Uint32)
+	g.place(end)
+}
+
+// valueEvent sends an errorf() or warnf() record at call, of format
+// with R0, of type t, as its one argument.
+func (g *gen) valueEvent(call *ast.Call, kind EventKind, format string, t *sema.Type) {
+	id := len(g.out.Events)
+	g.out.Events = append(g.out.Events, &Event{Kind: kind, Format: format, At: call.Span(), Expanded: g.prog.Expanded[call],
+		Args: []*sema.Type{sema.Slot(t)}, Offsets: []int{eventHeader}, Size: eventHeader + 8})
+	buf := g.alloc(eventHeader + 8)
+	g.emit(asm.StoreMem(regScratch, int16(buf+eventHeader), asm.R0, asm.DWord))
+	g.send(id, buf, eventHeader+8)
+}
+
+// path writes the path bpf_d_path makes of a struct path at dst. A path
+// longer than the string keeps its end: the kernel fills the buffer
+// from its end, and leaves what fits when it runs out of room.
+func (g *gen) path(call *ast.Call, dst int) {
+	size := g.typ(call).Size
+	g.zeroMem(regScratch, dst, size)
+	g.scalar(call.Args[0])
+	g.emit(asm.Mov.Reg(asm.R1, asm.R0))
+	g.scratchPtr(asm.R2, dst)
+	g.emit(asm.Mov.Imm(asm.R3, int32(size)), asm.FnDPath.Call())
+	if g.opts.HelperErrors {
+		ok := g.newLabel()
+		g.emit(asm.JSGE.Imm(asm.R0, 0, ok))
+		g.helperError(helperDPath, call)
+		g.place(ok)
+	}
+}
