@@ -145,7 +145,8 @@ var funcSamples = map[string][]string{
 	"find": {`BEGIN { @m[1] = (1, "hello"); let $v; if (find(@m, 1, $v)) { print($v); } }`,
 		`BEGIN { @m[1, "a"] = "bb"; $s = "longer"; @x = find(@m, (2, "cc"), $s); @n[2] = (uint16)3; $i = (int16)1; find(@n, 2, $i); @y = $i; }`},
 	"override":      {`kprobe:vfs_read { override(-22); }`, `kprobe:vfs_read /arg2 > 10/ { override(arg2); }`},
-	"path":          {`fentry:vfs_read { @x = path(&args.file->f_path); }`, `fexit:vfs_read { print(path(args.file->f_path, 32)); }`},
+	"path":          {`fentry:security_file_open { @x = path(&args.file->f_path); }`, `fexit:security_file_open { print(path(args.file->f_path, 32)); }`},
+	"unwatch":       {`watchpoint:0x10000000:8:w { unwatch(0x10000000); } watchpoint:0x10000040:1:x { @n++; }`, `kprobe:vfs_read { unwatch(arg0); }`},
 	"signal_thread": {`kprobe:vfs_read { signal_thread("KILL"); }`, `tracepoint:syscalls:sys_enter_read { signal_thread(args.fd); }`, `uprobe:libc:malloc { signal_thread(10); }`},
 }
 

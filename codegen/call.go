@@ -69,6 +69,8 @@ func (g *gen) exprStmt(e ast.Expr) {
 		g.override(args[0])
 	case sema.FSignalThread:
 		g.signalThread(call)
+	case sema.FUnwatch:
+		g.unwatch(args[0])
 	case sema.FJoin:
 		sep := " "
 		if len(args) == 2 {

@@ -1,9 +1,11 @@
 package codegen
 
 import (
+	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
 
 	"gtrace/lang/ast"
+	"gtrace/probe"
 	"gtrace/sema"
 )
 
@@ -103,4 +105,62 @@ func (g *gen) path(call *ast.Call, dst int) {
 		g.helperError(helperDPath, call)
 		g.place(ok)
 	}
+}
+
+// mapUnwatched holds a flag per program, raised for the watchpoints
+// that unwatch() removed.
+const mapUnwatched = "unwatched"
+
+// unwatchUsed reports whether any program calls unwatch(): only then do
+// watchpoint programs check their flag.
+func (g *gen) unwatchUsed() bool {
+	for _, p := range g.info.Progs {
+		for _, f := range p.Funcs {
+			if f == sema.FUnwatch {
+				if g.out.Spec.Maps[mapUnwatched] == nil {
+					g.out.Spec.Maps[mapUnwatched] = &ebpf.MapSpec{Name: mapUnwatched, Type: ebpf.Array,
+						KeySize: 4, ValueSize: 8, MaxEntries: uint32(len(g.info.Progs))}
+				}
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// unwatch removes the watchpoints on addr: it raises the flag of each
+// watchpoint program on that address, which then returns at once. The
+// breakpoints stay until the links are released, as every probe's do
+// (see stopCheck).
+func (g *gen) unwatch(addr ast.Expr) {
+	g.unwatchUsed()
+	g.scalar(addr)
+	slot := g.pushSlot()
+	g.emit(asm.StoreMem(asm.RFP, slot, asm.R0, asm.DWord))
+	for i, p := range g.info.Progs {
+		if p.Probe.Kind != probe.Watchpoint {
+			continue
+		}
+		next := g.newLabel()
+		g.emit(asm.LoadMem(asm.R0, asm.RFP, slot, asm.DWord))
+		g.loadImm(asm.R1, int64(p.Probe.Address))
+		g.emit(asm.JNE.Reg(asm.R0, asm.R1, next))
+		g.lookupIndex(mapUnwatched, i, next)
+		g.emit(asm.StoreImm(asm.R0, 0, 1, asm.Word))
+		g.place(next)
+	}
+	g.popSlot()
+}
+
+// unwatchedCheck ends a watchpoint program whose watchpoint unwatch()
+// removed.
+func (g *gen) unwatchedCheck(exit string) {
+	if g.prog.Probe.Kind != probe.Watchpoint || !g.unwatchUsed() {
+		return
+	}
+	g.lookupIndex(mapUnwatched, g.index, exit)
+	g.emit(
+		asm.LoadMem(asm.R1, asm.R0, 0, asm.Word),
+		asm.JNE.Imm(asm.R1, 0, exit),
+	)
 }

@@ -127,6 +127,7 @@ const (
 	FOverride
 	FPath
 	FSignalThread
+	FUnwatch
 )
 
 type funcSpec struct {
@@ -209,6 +210,7 @@ var funcs = [...]funcSpec{
 	FOverride:     {name: "override", minArgs: 1, maxArgs: 1},
 	FPath:         {name: "path", minArgs: 1, maxArgs: 2},
 	FSignalThread: {name: "signal_thread", minArgs: 1, maxArgs: 1},
+	FUnwatch:      {name: "unwatch", minArgs: 1, maxArgs: 1},
 }
 
 // JoinArgs and JoinArgSize bound join(): the elements read, and the bytes

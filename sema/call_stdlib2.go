@@ -109,7 +109,7 @@ func cgroupID(path string) (uint64, error) {
 var signalProbes = []string{"kprobe", "kretprobe", "uprobe", "uretprobe", "usdt", "tracepoint",
 	"profile", "fentry", "fexit", "rawtracepoint"}
 
-// stdlib2Func checks find, override, path and signal_thread.
+// stdlib2Func checks find, override, path, signal_thread and unwatch.
 func (c *checker) stdlib2Func(call *ast.Call, f Func) *Type {
 	args := call.Args
 	pt := Probetype(&c.prog.Probe)
@@ -137,6 +137,9 @@ func (c *checker) stdlib2Func(call *ast.Call, f Func) *Type {
 		default:
 			c.signalArg(call, args[0])
 		}
+		return VoidT
+	case FUnwatch:
+		c.wantInt(args[0], c.expr(args[0]))
 		return VoidT
 	}
 	return c.path(call)

@@ -135,6 +135,9 @@ func TestStdlib2Errors(t *testing.T) {
 		{`fentry:vfs_read { $k = path(args.file, -1); }`, false, "path: invalid size value, need non-negative literal"},
 		{`fentry:vfs_read { $k = path(args.file, "Na"); }`, false, "path: invalid size value, need non-negative literal"},
 		{`fentry:vfs_read { $k = path("abc"); }`, false, "path() only supports pointer or C type argument (string[4] provided)"},
+		{`kprobe:vfs_read { unwatch(arg0); unwatch(0x1234); $x = 1; unwatch($x); }`, false, ""},
+		{`BEGIN { unwatch("asdf"); }`, false, "Expected an integer, got 'string[5]'"},
+		{`BEGIN { printf("%d", unwatch(2)); }`, false, "printf: Unable to print none type for specifier: d\nprintf() can not print a value of type 'none'"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.src, func(t *testing.T) {

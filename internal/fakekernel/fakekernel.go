@@ -128,10 +128,15 @@ func Func(name string) (*btf.Func, error) {
 	if fn, ok := rawTracepointFunc(name); ok {
 		return fn, nil
 	}
+	file, _ := KernelType("struct file")
+	if name == "security_file_open" { // one that may call bpf_d_path
+		proto := &btf.FuncProto{Return: &btf.Int{Name: "int", Size: 4, Encoding: btf.Signed},
+			Params: []btf.FuncParam{{Name: "file", Type: &btf.Pointer{Target: file}}}}
+		return &btf.Func{Name: name, Type: proto, Linkage: btf.GlobalFunc}, nil
+	}
 	if name != "vfs_read" && name != "vfs_write" {
 		return nil, fmt.Errorf("function %s is not in the kernel's BTF", name)
 	}
-	file, _ := KernelType("struct file")
 	char := &btf.Int{Name: "char", Size: 1, Encoding: btf.Char}
 	long := &btf.Int{Name: "long", Size: 8, Encoding: btf.Signed}
 	proto := &btf.FuncProto{

@@ -96,3 +96,26 @@ func TestSignalThread(t *testing.T) {
 		t.Errorf("stderr %q, want %q", r.Stderr, want)
 	}
 }
+
+// TestUnwatch removes the watchpoint the first write hits, which the
+// second then does not: watchedProgram writes its page's first byte
+// twice. unwatch() of another address leaves it.
+func TestUnwatch(t *testing.T) {
+	testutils.RequireRoot(t)
+	bin := harness.BuildC(t, "watched", map[string]string{"watched.c": watchedProgram}, "-pthread")
+	for _, tt := range []struct {
+		addr string
+		hits int
+	}{{"0x10000000", 1}, {"0x10000001", 2}} {
+		r := harness.Gtrace(t, "-c", bin, "-e", `watchpoint:0x10000000:1:w { printf("hit\n"); unwatch(`+tt.addr+`); }`)
+		if r.Code != 0 {
+			if strings.Contains(r.Stderr, "perf_event_open breakpoint") {
+				testutils.Skip(t, "this machine has no hardware breakpoints: "+r.Stderr)
+			}
+			t.Fatalf("unwatch(%s): exit %d\n%s", tt.addr, r.Code, r.Stderr)
+		}
+		if got := strings.Count(r.Stdout, "hit\n"); got != tt.hits {
+			t.Errorf("unwatch(%s): %d hits, want %d\n%s", tt.addr, got, tt.hits, r.Stdout)
+		}
+	}
+}
