@@ -26,6 +26,9 @@ func (g *gen) exprStmt(e ast.Expr) {
 	args := call.Args
 	switch f := g.prog.Funcs[call]; f {
 	case sema.FPrintf, sema.FCat, sema.FSystem:
+		if f == sema.FPrintf && g.seqPrintf(args) {
+			return
+		}
 		kind := map[sema.Func]EventKind{sema.FPrintf: EvPrintf, sema.FCat: EvCat, sema.FSystem: EvSystem}[f]
 		g.event(&Event{Kind: kind, Format: args[0].(*ast.StrLit).Value}, args[1:])
 	case sema.FExit:
@@ -211,7 +214,7 @@ func (g *gen) scalarCall(call *ast.Call) {
 		g.loadImm(asm.R0, g.prog.Consts[call])
 		g.addLoadBias()
 	case sema.FKstack:
-		g.stackID(0)
+		g.stackID(g.typ(call), 0)
 	case sema.FBswap:
 		g.scalar(args[0])
 		t := g.typ(call)
@@ -227,7 +230,11 @@ func (g *gen) scalarCall(call *ast.Call) {
 	case sema.FPid, sema.FTid, sema.FStrlen, sema.FStrstr, sema.FMemcmp:
 		g.stdlibScalar(call)
 	case sema.FLen:
-		g.mapLen(g.out.Maps[args[0].(*ast.Map).Name])
+		if m, ok := args[0].(*ast.Map); ok {
+			g.mapLen(g.out.Maps[m.Name])
+			break
+		}
+		g.stackLen(args[0])
 	case sema.FStrcontains:
 		g.strcontains(args[0], args[1])
 	case sema.FDelete:
@@ -283,7 +290,7 @@ func (g *gen) compositeCall(call *ast.Call, dst int) {
 		}
 		g.str(args, t, dst)
 	case sema.FUstack:
-		g.userStack(dst)
+		g.userStack(t, dst)
 	case sema.FUsym:
 		g.scalar(args[0])
 		g.emit(asm.StoreMem(regScratch, int16(dst), asm.R0, asm.DWord))

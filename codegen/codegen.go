@@ -21,8 +21,8 @@ type Output struct {
 	Events []*Event
 	// Maps holds each script map's layout, by script name.
 	Maps map[string]*MapLayout
-	// Stacks is set when the programs record kernel stacks.
-	Stacks bool
+	// stackMaps are the stack maps the programs record stacks in.
+	stackMaps map[string]*ebpf.MapSpec
 	// MaxStrlen is max_strlen, which also bounds strftime()'s text.
 	MaxStrlen int
 	// The config settings user space follows.
@@ -157,16 +157,11 @@ func Compile(info *sema.Info, opts *Options) (*Output, error) {
 	}
 	// Each CPU's scratch entries are as large as the hungriest program.
 	maps[mapScratch].ValueSize = uint32(used)
-	if out.Stacks {
-		maps[mapStacks] = &ebpf.MapSpec{Name: mapStacks, Type: ebpf.StackTrace, KeySize: 4,
-			ValueSize: 8 * maxStackDepth, MaxEntries: uint32(info.Config.MaxMapKeys)}
+	for name, spec := range out.stackMaps {
+		maps[name] = spec
 	}
 	return out, nil
 }
-
-// maxStackDepth is the number of frames kept of a kernel stack, the
-// kernel's default perf_event_max_stack.
-const maxStackDepth = 127
 
 var nonName = regexp.MustCompile(`[^A-Za-z0-9_]`)
 

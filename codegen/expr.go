@@ -145,37 +145,11 @@ var ptRegsArgs = [6]int16{112, 104, 96, 88, 72, 64} // di, si, dx, cx, r8, r9
 
 const ptRegsAX = 80
 
-// userStackFlag asks bpf_get_stackid for the user stack.
-const userStackFlag = 1 << 8
-
-// stackID records the current kernel or user stack and leaves its id in
-// R0, or -1 where there is none to speak of (BEGIN and END).
-func (g *gen) stackID(flags int32) {
-	if g.prog.Probe.Context() == probe.NoContext {
-		g.emit(asm.Mov.Imm(asm.R0, -1))
-		return
-	}
-	g.out.Stacks = true
-	g.emit(
-		asm.Mov.Reg(asm.R1, regCtx),
-		asm.LoadMapPtr(asm.R2, 0).WithReference(mapStacks),
-		asm.Mov.Imm(asm.R3, flags),
-		asm.FnGetStackid.Call(),
-	)
-}
-
-// userStack stores a user stack at dst: its id, then the process id,
-// which user space needs to symbolize it.
-func (g *gen) userStack(dst int) {
-	g.stackID(userStackFlag)
-	g.emit(asm.StoreMem(regScratch, int16(dst), asm.R0, asm.DWord))
-	g.storePid(dst + 8)
-}
-
-// storePid stores the current process id at scratch offset dst.
+// storePid stores the current process id at scratch offset dst, as
+// gtrace's pid namespace sees it, so that its maps can be read.
 func (g *gen) storePid(dst int) {
-	g.emit(asm.FnGetCurrentPidTgid.Call(), asm.RSh.Imm(asm.R0, 32),
-		asm.StoreMem(regScratch, int16(dst), asm.R0, asm.DWord))
+	g.pidTid(false, false)
+	g.emit(asm.StoreMem(regScratch, int16(dst), asm.R0, asm.DWord))
 }
 
 // asField is e as a field access, or nil.
@@ -422,9 +396,17 @@ func (g *gen) builtin(e *ast.Ident) {
 		// below ncpus, and per-CPU maps have as many values.
 		g.loadImm(asm.R0, int64(g.opts.NumCPU))
 	case builtin.Kstack:
-		g.stackID(0)
+		g.stackID(g.typ(e), 0)
 	case builtin.Func:
-		// A kprobe's func: the address of the function it entered.
+		// A kprobe's func: an address in the function it entered, which
+		// user space prints by name. An entry probe reads its
+		// instruction pointer, as bpftrace does: bpf_get_func_ip gives 0
+		// for a probe at an offset; a kretprobe fires after the return,
+		// where only the helper knows the function.
+		if g.prog.Probe.Kind == probe.Kprobe {
+			g.emit(asm.LoadMem(asm.R0, regCtx, ptRegsIP, asm.DWord))
+			break
+		}
 		g.emit(asm.Mov.Reg(asm.R1, regCtx), asm.FnGetFuncIp.Call())
 	case builtin.Curtask:
 		g.emit(asm.FnGetCurrentTask.Call())
@@ -510,7 +492,7 @@ func (g *gen) composite(e ast.Expr, dst int) int {
 			}
 			g.storeBytes(dst, []byte(name), t.Size)
 		case builtin.Ustack:
-			g.userStack(dst)
+			g.userStack(t, dst)
 		case builtin.Probetype:
 			g.storeBytes(dst, []byte(sema.Probetype(&g.prog.Probe)), t.Size)
 		default:

@@ -54,6 +54,9 @@ type gen struct {
 	// exit is where return and exit() jump in the block being
 	// generated, for the statements of block expressions.
 	exit string
+	// ret labels the program's last instruction, its return, for a
+	// `return expr` whose value the program returns; "" when unused.
+	ret string
 
 	// frame holds the probe's frame pointer, where integer variables
 	// live: R10 in the probe itself, regFrame in a loop callback.
@@ -162,9 +165,10 @@ func (g *gen) program() (asm.Instructions, *diag.Error) {
 	findStart := len(g.insns)
 	g.findScratch(exit)
 	findEnd := len(g.insns)
-	if g.prog.Probe.Fused == nil && g.prog.Probe.Attached() {
+	if g.prog.Probe.Fused == nil && g.prog.Probe.Attached() && g.prog.Probe.Pin == "" {
 		// A fused program runs only through its dispatcher, which
-		// checks the flag for it. The check follows the scratch
+		// checks the flag for it; a pinned iterator runs after gtrace
+		// has stopped, when read. The check follows the scratch
 		// lookup, which may be rewritten below.
 		running := g.newLabel()
 		g.emit(stopCheck(int32(g.index), running, exit)...)
@@ -195,13 +199,19 @@ func (g *gen) program() (asm.Instructions, *diag.Error) {
 		g.emit(asm.JNE.Reg(asm.R0, asm.R1, exit))
 	}
 	g.exit = exit
+	g.ret = g.returnLabel()
+	g.iterGuard(exit)
 	if pred := g.prog.Node.Pred; pred != nil {
 		g.cond(pred, exit)
 	}
 	g.block(g.prog.Node.Body, exit)
 	g.place(exit)
 	g.chainNext()
-	g.emit(asm.Mov.Imm(asm.R0, 0), asm.Return())
+	g.emit(asm.Mov.Imm(asm.R0, 0))
+	if g.ret != "" {
+		g.place(g.ret)
+	}
+	g.emit(asm.Return())
 	g.insns = append(g.insns, g.callbacks...)
 	if g.err != nil {
 		return nil, g.err
@@ -364,6 +374,9 @@ func (g *gen) stmt(s ast.Stmt, exit string) {
 		g.forStmt(s, exit)
 	case *ast.JumpStmt:
 		switch {
+		case s.Tok == token.RETURN && s.Value != nil && g.ret != "" && g.frame == asm.RFP:
+			g.scalar(s.Value)
+			g.emit(asm.Ja.Label(g.ret))
 		case s.Tok == token.RETURN:
 			if s.Value != nil {
 				g.exprStmt(s.Value)

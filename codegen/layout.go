@@ -15,7 +15,6 @@ const (
 	mapLost    = "lost"    // per-CPU count of events the ring buffer refused
 	mapScratch = "scratch" // per-CPU scratch area, one entry per program
 	mapGlobals = "globals" // values the runtime fills in before attaching
-	mapStacks  = "stacks"  // kernel stacks by stack id
 	mapFull    = "mapfull" // per-CPU count of updates refused per map
 	mapStopped = "stopped" // per-CPU count of runs after the stop, per program
 )

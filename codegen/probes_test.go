@@ -35,6 +35,8 @@ var probeKinds = []struct {
 	{probe.Self, "self", "self:signal:SIGUSR1", ebpf.RawTracepoint, 0},
 	{probe.Watchpoint, "watchpoint", "watchpoint:0x10000000:8:w", ebpf.PerfEvent, 0},
 	{probe.Bench, "bench", "bench:a", ebpf.XDP, 0},
+	{probe.Test, "test", "test:a", ebpf.XDP, 0},
+	{probe.Iter, "iter", "iter:task", ebpf.Tracing, ebpf.AttachTraceIter},
 }
 
 // kindNames names the probe kinds, for messages.
@@ -73,8 +75,8 @@ func TestProbeKinds(t *testing.T) {
 			if spec.Type != pk.progType || spec.AttachType != pk.attachType {
 				t.Errorf("program type %v, attach type %v; want %v, %v", spec.Type, spec.AttachType, pk.progType, pk.attachType)
 			}
-			if pk.attachType != 0 && spec.AttachTo != "vfs_read" {
-				t.Errorf("program attaches to %q, want vfs_read", spec.AttachTo)
+			if want := p.Prog.Probe.Func(); pk.attachType != 0 && spec.AttachTo != want {
+				t.Errorf("program attaches to %q, want %s", spec.AttachTo, want)
 			}
 		})
 	}

@@ -32,6 +32,9 @@ type Printer interface {
 	// BenchResult prints benchmark index of names: the mean time of
 	// one run over iters runs (--mode bench).
 	BenchResult(names []string, index int, mean time.Duration, iters uint64) error
+	// TestResult prints test index of names: its run time, whether it
+	// passed, and out, what it printed (--mode test).
+	TestResult(names []string, index int, took time.Duration, passed []bool, out string) error
 	// End marks the end of tracing, before maps are printed at exit.
 	End() error
 }

@@ -13,6 +13,7 @@ const (
 	StackBpftrace StackMode = iota // "        sym" per frame
 	StackPerf                      // "\t<hex addr> sym" per frame
 	StackRaw                       // "<hex addr>" per frame
+	StackBuildID                   // "<build id> 0x<offset>" per frame, in Frame.Sym
 )
 
 // Frame is one resolved stack frame.
@@ -185,6 +186,8 @@ func writeStack(b *strings.Builder, mode StackMode, frames []Frame) {
 			fmt.Fprintf(b, "\t%x %s\n", f.Addr, f.Sym)
 		case StackRaw:
 			fmt.Fprintf(b, "%x\n", f.Addr)
+		case StackBuildID:
+			b.WriteString(f.Sym + "\n")
 		}
 	}
 }

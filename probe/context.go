@@ -28,4 +28,7 @@ const (
 	SyscallArgs
 	// PerfSample is struct bpf_perf_event_data.
 	PerfSample
+	// IterContext is struct bpf_iter__NAME: the iterator's meta, which
+	// holds the seq_file printf writes to, then the object's pointers.
+	IterContext
 )

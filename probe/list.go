@@ -173,7 +173,7 @@ func listedProviders(pattern string) []*provider {
 		name = strings.ToLower(pattern)
 	}
 	var out []*provider
-	for _, p := range append(slices.Collect(maps.Values(providers)), listOnly...) {
+	for _, p := range slices.Collect(maps.Values(providers)) {
 		if p.list == nil {
 			continue
 		}

@@ -36,6 +36,8 @@ const (
 	Self
 	Watchpoint
 	Bench
+	Test
+	Iter
 )
 
 // Probe is one concrete attach point after alias resolution and wildcard
@@ -69,6 +71,9 @@ type Probe struct {
 	// Funcs lists the functions of a kprobe wildcard attached as one
 	// multi-kprobe; nil for a probe on one function.
 	Funcs []string
+	// Pin is where an iterator's link is pinned instead of read: a
+	// path, relative to /sys/fs/bpf unless absolute.
+	Pin string
 	// Fused is set on a syscall tracepoint that runs fused into
 	// raw_syscalls, from a dispatcher that calls it by number.
 	Fused *Syscall

@@ -17,16 +17,6 @@ import (
 // benchmarks, run without --mode bench.
 var errBenchOnly = errors.New("No probes attached; use --bench to run benchmark probes.")
 
-// benchOnly reports whether every probe of out is a benchmark.
-func benchOnly(out *codegen.Output) bool {
-	for _, p := range out.Progs {
-		if p.Prog.Probe.Kind != probe.Bench {
-			return false
-		}
-	}
-	return len(out.Progs) > 0
-}
-
 // bench runs the script in bench mode, as bpftrace's --mode bench: BEGIN,
 // then each bench probe in the script's order, measured and printed,
 // then END. Nothing is attached, and maps are not printed at exit. A
@@ -76,11 +66,12 @@ var benchData = make([]byte, 14)
 
 // benchmark runs benchmark i of names, more times over until the runs
 // take a millisecond, as bpftrace does, and prints the kernel's mean
-// time per run. It reports false if a run exited with a non-zero code.
+// time per run. It reports false if a run exited with a non-zero code; a
+// benchmark that returns non-zero is skipped.
 func (r *run) benchmark(names []string, i int, p *codegen.Program) (bool, error) {
 	iters := 1
 	for {
-		_, mean, err := r.progs[p.Name].Benchmark(benchData, iters, nil)
+		ret, mean, err := r.progs[p.Name].Benchmark(benchData, iters, nil)
 		if err != nil {
 			return false, fmt.Errorf("run %s: %w", p.Prog.Probe.Name, err)
 		}
@@ -92,6 +83,8 @@ func (r *run) benchmark(names []string, i int, p *codegen.Program) (bool, error)
 		switch {
 		case failed:
 			return false, nil
+		case ret != 0:
+			return true, nil // skipped by returning non-zero, as in bpftrace
 		case total < time.Microsecond:
 			iters *= 1000
 		case total < 10*time.Microsecond:

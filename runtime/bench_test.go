@@ -60,3 +60,13 @@ func TestBenchOnly(t *testing.T) {
 		t.Errorf("error %v, want %v", err, errBenchOnly)
 	}
 }
+
+// TestBenchSkipped checks that a benchmark returning non-zero is left
+// out of the results, without failing the run.
+func TestBenchSkipped(t *testing.T) {
+	testutils.RequireRoot(t)
+	out, stderr, code := runBench(t, `bench:skipped { return 1; } bench:kept { @x = 1; }`)
+	if code != 0 || stderr != "" || strings.Contains(out, "skipped") || !strings.Contains(out, "\nkept ") {
+		t.Errorf("exit %d, stderr %q, output:\n%s", code, stderr, out)
+	}
+}

@@ -63,6 +63,8 @@ type Options struct {
 	// Bench runs the bench probes instead of attaching any (--mode
 	// bench).
 	Bench bool
+	// Test runs the test probes instead of attaching any (--mode test).
+	Test bool
 	// Flush, if set, writes out what the Printer buffers. It is called
 	// whenever the ring buffer is empty, so that output is batched
 	// while events pour in and still appears as soon as they stop.
@@ -126,8 +128,8 @@ type run struct {
 // The caller has checked privileges first (CheckPrivileges), before
 // compiling, which reads tracefs.
 func Run(out *codegen.Output, opts *Options) (code int, err error) {
-	if !opts.Bench && benchOnly(out) {
-		return 1, errBenchOnly
+	if err := nothingRuns(out, opts); err != nil {
+		return 1, err
 	}
 	boot, err := bootTime()
 	if err != nil {
@@ -135,7 +137,7 @@ func Run(out *codegen.Output, opts *Options) (code int, err error) {
 	}
 	r := &run{out: out, opts: opts, progs: map[string]*ebpf.Program{},
 		dec: &decoder{ksyms: &symbol.Kernel{}, usyms: &symbol.User{}, boot: boot, maxStrlen: out.MaxStrlen,
-			trailer: out.StrTruncTrailer, defaultStack: out.StackMode},
+			trailer: out.StrTruncTrailer, defaultStack: out.StackMode, syms: newUserSymbols(out)},
 		formats: map[int]*output.Format{}}
 	defer r.close()
 	if err := r.load(); err != nil {
@@ -165,6 +167,9 @@ func Run(out *codegen.Output, opts *Options) (code int, err error) {
 	}
 	if opts.Bench {
 		return r.bench()
+	}
+	if opts.Test {
+		return r.tests()
 	}
 
 	// Signals stop tracing; a second one exits at once.
@@ -209,6 +214,9 @@ func Run(out *codegen.Output, opts *Options) (code int, err error) {
 		opts.Notify()
 	}
 	if err := r.drain(); err != nil {
+		return 1, err
+	}
+	if err := r.readIters(); err != nil {
 		return 1, err
 	}
 	if !r.exit && !r.stopping.Load() && opts.Attached != nil {
@@ -261,9 +269,7 @@ func (r *run) load() error {
 		return fmt.Errorf("create maps: %w", err)
 	}
 	r.coll = coll
-	if m := coll.Maps["stacks"]; m != nil {
-		r.dec.stacks = m
-	}
+	r.dec.stacks = stackMaps(coll)
 	// The verifier's work is most of a load: one program per CPU at a
 	// time, so that thousands of probes load in parallel.
 	all := append(r.out.Progs, r.out.Dispatchers...)

@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"bytes"
-	"encoding/binary"
 	"fmt"
 	"net/netip"
 	"strings"
@@ -19,7 +18,7 @@ import (
 
 // decoder turns bytes written by generated code back into values.
 type decoder struct {
-	stacks *ebpf.Map // kernel and user stacks by id; nil when none are recorded
+	stacks map[string]*ebpf.Map // kernel and user stacks by id, by stack map name
 	ksyms  *symbol.Kernel
 	usyms  *symbol.User
 	// boot is the wall clock time of boot, for strftime().
@@ -32,6 +31,8 @@ type decoder struct {
 	// defaultStack is how stacks print unless their call names a
 	// mode (stack_mode).
 	defaultStack string
+	// syms are the settings user stacks are symbolized by.
+	syms userSymbols
 }
 
 // bootTime is the wall clock time at which CLOCK_BOOTTIME was zero.
@@ -85,14 +86,9 @@ func (d *decoder) value(t *sema.Type, b []byte) output.Value {
 		addr := le(b, 8)
 		return output.Sym(d.ksyms.Sym(addr), addr)
 	case sema.KStack:
-		frames := d.stack(int64(int32(le(b, 8))), 0)
-		if t.Trim {
-			frames = trimTracing(frames)
-		}
-		return output.Stack(d.stackMode(t), limit(frames, t.Len))
+		return d.kernelStack(t, b)
 	case sema.UStack:
-		frames := d.stack(int64(int32(le(b, 8))), uint32(le(b[8:], 4)))
-		return output.Stack(d.stackMode(t), limit(frames, t.Len))
+		return d.userStack(t, b)
 	case sema.Usym:
 		addr, pid := le(b, 8), uint32(le(b[8:], 4))
 		if name, _, ok := d.usyms.Resolve(pid, addr); ok {
@@ -149,45 +145,10 @@ func (d *decoder) stackMode(t *sema.Type) output.StackMode {
 		return output.StackPerf
 	case "raw":
 		return output.StackRaw
+	case "build_id":
+		return output.StackBuildID
 	}
 	return output.StackBpftrace
-}
-
-// limit keeps the first n frames of a stack; 0 keeps them all.
-func limit(frames []output.Frame, n int) []output.Frame {
-	if n > 0 && len(frames) > n {
-		return frames[:n]
-	}
-	return frames
-}
-
-// stack reads and symbolizes the stack with the given id: a kernel
-// stack, or when pid is not 0 a user stack of that process.
-func (d *decoder) stack(id int64, pid uint32) []output.Frame {
-	if id < 0 || d.stacks == nil {
-		return nil
-	}
-	raw, err := d.stacks.LookupBytes(uint32(id))
-	if err != nil || raw == nil {
-		return nil
-	}
-	var frames []output.Frame
-	for i := 0; i+8 <= len(raw); i += 8 {
-		addr := binary.LittleEndian.Uint64(raw[i:])
-		if addr == 0 {
-			break
-		}
-		if pid == 0 {
-			frames = append(frames, output.Frame{Addr: addr, Sym: d.ksyms.SymOffset(addr)})
-			continue
-		}
-		sym := fmt.Sprintf("%#x", addr)
-		if name, off, ok := d.usyms.Resolve(pid, addr); ok {
-			sym = fmt.Sprintf("%s+%d", name, off)
-		}
-		frames = append(frames, output.Frame{Addr: addr, Sym: sym})
-	}
-	return frames
 }
 
 // trimTracing drops the frames a stack taken in a raw tracepoint program

@@ -206,6 +206,9 @@ func (c *checker) call(call *ast.Call) *Type {
 		// delete() says whether the key was there, as in bpftrace HEAD.
 		return BoolT
 	case FClear, FZero, FLen:
+		if t := c.stackLen(f, args[0]); t != nil {
+			return t
+		}
 		m, ok := args[0].(*ast.Map)
 		if !ok || len(m.Keys) > 0 {
 			c.errorf(args[0], "%s() expects a map with no key", call.Name)
@@ -331,37 +334,4 @@ func SignalNumber(name string) int {
 		name = "SIG" + name
 	}
 	return int(unix.SignalNum(name))
-}
-
-// stackModes are the ways a stack prints, as bpftrace names them.
-var stackModes = []string{"bpftrace", "perf", "raw"}
-
-// stackCall checks kstack(mode, limit) and ustack(mode, limit), both
-// arguments optional.
-func (c *checker) stackCall(call *ast.Call, f Func) *Type {
-	t := &Type{Kind: KStack, Size: 8}
-	if f == FUstack {
-		t = &Type{Kind: UStack, Size: 16}
-	} else if c.prog.Probe.Fused != nil {
-		t.Trim = true
-	}
-	for i, a := range call.Args {
-		if id, ok := a.(*ast.Ident); ok && i == 0 {
-			if !slices.Contains(stackModes, id.Name) {
-				c.errorf(a, "%s(): unknown stack mode %s: want %s", call.Name, id.Name, strings.Join(stackModes, ", "))
-				return nil
-			}
-			c.prog.Types[a] = VoidT
-			t.Format = id.Name
-			continue
-		}
-		n, ok := c.constInt(a)
-		if !ok || n < 1 || n > 127 {
-			c.errorf(a, "%s(): the number of frames must be a constant from 1 to 127", call.Name)
-			return nil
-		}
-		c.expr(a)
-		t.Len = int(n)
-	}
-	return t
 }

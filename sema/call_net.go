@@ -226,7 +226,7 @@ func (c *checker) kernelOffset(record string, path ...string) (int, bool) {
 var regOffsets = map[string]int{
 	"r15": 0, "r14": 8, "r13": 16, "r12": 24, "bp": 32, "bx": 40,
 	"r11": 48, "r10": 56, "r9": 64, "r8": 72, "ax": 80, "cx": 88,
-	"dx": 96, "si": 104, "di": 112, "orig_ax": 120, "ip": 128, "cs": 136,
+	"dx": 96, "si": 104, "di": 112, "orig_ax": 120, "ip": 128, "pc": 128, "cs": 136,
 	"flags": 144, "sp": 152, "ss": 160,
 }
 

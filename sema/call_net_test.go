@@ -63,6 +63,7 @@ func TestNetCallTypes(t *testing.T) {
 		{`BEGIN { @x = skboutput("x.pcap", (struct sk_buff *)0, 10, 14); }`, "uint32"},
 		{`BEGIN { @x = write_user(0, "abc", 3); }`, "bool"},
 		{`uprobe:libc:malloc { @x = reg("ip"); }`, "uint64"},
+		{`uprobe:libc:malloc { @x = reg("pc"); }`, "uint64"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.src, func(t *testing.T) {

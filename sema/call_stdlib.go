@@ -337,6 +337,9 @@ func (c *checker) fail(call *ast.Call) {
 func (c *checker) stdlibBuiltin(e *ast.Ident, b Builtin) *Type {
 	switch b {
 	case builtin.Ctx:
+		if c.prog.Probe.Kind == probe.Iter {
+			return c.iterCtx(e)
+		}
 		return &Type{Kind: Pointer, Size: 8, BTF: &btf.Void{}}
 	case builtin.Username:
 		return usernameType()

@@ -1167,10 +1167,8 @@ func (c *checker) ident(e *ast.Ident) *Type {
 			return StringType(c.prog.Probe.NameSize())
 		}
 		return StringType(len(c.prog.Probe.Name) + 1)
-	case builtin.Kstack:
-		if c.prog.Probe.Fused != nil {
-			return FusedKStackT
-		}
+	case builtin.Kstack, builtin.Ustack:
+		return c.stackBuiltin(e, b)
 	case builtin.Ppid, builtin.Pcomm:
 		// As bpftrace's: the pid (a thread's id) and comm of the task
 		// that forked this one.

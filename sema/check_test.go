@@ -141,8 +141,8 @@ func TestCheckErrors(t *testing.T) {
 		{`uprobe:libnope_gtrace:f { }`, "could not find libnope_gtrace: not a path, a library in /lib/x86_64-linux-gnu, /usr/lib/x86_64-linux-gnu, /lib64, /usr/lib64, /lib, /usr/lib, /usr/local/lib, /usr/local/lib/x86_64-linux-gnu, nor a program in PATH"},
 		{`BEGIN { if (1) { $a = 1; } else { $a = 2; } @x = $a; }`, ""},
 		{`BEGIN { if (1) { let $a = 1; } @x = $a; }`, "Undefined or undeclared variable: $a"},
-		{`BEGIN { @x[kstack(fast)] = count(); }`, "kstack(): unknown stack mode fast: want bpftrace, perf, raw"},
-		{`BEGIN { @x[ustack(0)] = count(); }`, "ustack(): the number of frames must be a constant from 1 to 127"},
+		{`BEGIN { @x[kstack(fast)] = count(); }`, "kstack(): unknown stack mode fast: want bpftrace, perf, raw, build_id"},
+		{`BEGIN { @x[ustack(0)] = count(); }`, "ustack(): the number of frames must be a constant from 1 to 1024"},
 		{`BEGIN { $a = uaddr("x"); }`, "uaddr() can only be used in uprobe and uretprobe probes"},
 		{"struct s { float f; double d; };\nBEGIN { $p = (struct s *)0; $x = $p->d; }", "Invalid expression for assignment"},
 		// A script that redefines a kernel struct takes none from the
@@ -211,7 +211,7 @@ func TestCheckTypes(t *testing.T) {
 		{`kprobe:vfs_read { @x = func; }`, "@x", "", "ksym_t"},
 		{`kretprobe:vfs_read { @x[func] = retval; }`, "@x", "string[9]", "int64"},
 		{`BEGIN { @x = kaddr("jiffies"); }`, "@x", "", "uint64"},
-		{`BEGIN { @x[ustack(perf, 3), kstack(5)] = count(); @y = usym(1); }`, "@x", "(ustack,kstack)", "count_t"},
+		{`BEGIN { @x[ustack(perf, 3), kstack(5)] = count(); @y = usym(1); }`, "@x", "(ustack_perf_3,kstack_bpftrace_5)", "count_t"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.src, func(t *testing.T) {

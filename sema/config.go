@@ -19,7 +19,7 @@ import (
 // accepts for bpftrace's sake and leaves unused (the symbolisation
 // settings and the unstable flags).
 type Settings struct {
-	CacheUserSymbols  string // PER_PID, PER_PROGRAM or NONE
+	CacheUserSymbols  string // PER_PID, PER_PROGRAM, NONE, or "" for as ASLR says
 	CppDemangle       bool
 	LazySymbolication bool
 	License           string
@@ -40,7 +40,6 @@ type Settings struct {
 
 func defaultSettings() Settings {
 	return Settings{
-		CacheUserSymbols:  "PER_PID",
 		CppDemangle:       true,
 		LazySymbolication: true,
 		License:           "GPL",
@@ -49,6 +48,8 @@ func defaultSettings() Settings {
 		MaxCatBytes:       10240,
 		OnStackLimit:      32,
 		PrintMapsOnExit:   true,
+		ShowDebugInfo:     true,
+		UseBlazesym:       true,
 		StackMode:         "bpftrace",
 		StrTruncTrailer:   "..",
 		Unstable: map[string]string{

@@ -41,6 +41,9 @@ type Info struct {
 	// DummyTSMap is the map tseries() reads its time from, for tests
 	// (DummyTSMapEnv); "" for the clock.
 	DummyTSMap string
+	// StackLens is set when len() counts the frames of a stack: then
+	// every stack taken records its number of frames.
+	StackLens bool
 }
 
 // MapInfo describes one map.

@@ -98,14 +98,10 @@ var (
 	BoolT   = &Type{Kind: Bool, Size: 8}
 	VoidT   = &Type{Kind: Void}
 	KStackT = &Type{Kind: KStack, Size: 8}
-	// FusedKStackT is a kernel stack taken in a fused syscall program:
-	// it starts in the raw tracepoint's machinery, which printing skips,
-	// so that it reads as the syscall tracepoint's stack.
-	FusedKStackT = &Type{Kind: KStack, Size: 8, Trim: true}
-	UStackT      = &Type{Kind: UStack, Size: 16}
-	UsymT        = &Type{Kind: Usym, Size: 16}
-	KsymT        = &Type{Kind: Ksym, Size: 8}
-	InetT        = &Type{Kind: Inet, Size: 24}
+	UStackT = &Type{Kind: UStack, Size: 16}
+	UsymT   = &Type{Kind: Usym, Size: 16}
+	KsymT   = &Type{Kind: Ksym, Size: 8}
+	InetT   = &Type{Kind: Inet, Size: 24}
 )
 
 // BufferType returns the type of buf() holding up to n bytes.
@@ -263,6 +259,8 @@ func Equal(a, b *Type) bool {
 		return a.Agg == b.Agg
 	case Timestamp:
 		return a.Format == b.Format
+	case KStack, UStack:
+		return sameStack(a, b)
 	case Array:
 		return a.Len == b.Len && Equal(a.Elems[0], b.Elems[0])
 	case Record:
@@ -294,10 +292,8 @@ func (t *Type) String() string {
 			}
 		}
 		return "(" + strings.Join(parts, ",") + ")"
-	case KStack:
-		return "kstack"
-	case UStack:
-		return "ustack"
+	case KStack, UStack:
+		return stackName(t)
 	case Usym:
 		return "usym_t"
 	case Ksym:

@@ -75,6 +75,9 @@ OPTIONS:
     --mode bench, --bench
                    run the bench: probes, each many times over, and print their
                    mean time per run; attach nothing
+    --mode test, --test
+                   run the test: probes, each once, and report which passed;
+                   attach nothing
     --info         print which kernel BPF features gtrace can use
     -h, --help     show this help
     -V, --version  print the bpftrace version gtrace follows, and its own
@@ -114,7 +117,7 @@ type options struct {
 	probeFilter *regexp.Regexp
 	emitELF     string
 	noFeature   map[string]bool
-	mode        string // --mode: "bench" or ""
+	mode        string // --mode: "bench", "test" or ""
 	noWarnings  bool
 	debugDirs   []string
 }
@@ -296,6 +299,8 @@ func parseArgs(args []string) (*options, error) {
 			err = o.setMode(strings.TrimPrefix(a, "--mode="))
 		case a == "--bench":
 			err = o.setBench()
+		case a == "--test":
+			err = o.setTest()
 		case a == "--no-warnings":
 			o.noWarnings = true
 			if o.warnings {
@@ -485,7 +490,7 @@ func trace(o *options, stdout, stderr io.Writer) error {
 	}
 	ropts := &runtime.Options{Printer: printer, Stderr: stderr, Verbose: o.verbose,
 		MissingProbes: prog.Info.Config.MissingProbes,
-		DryRun:        o.dryRun, Quiet: o.quiet, Stats: o.stats, Flush: flushIdle, Bench: o.mode == "bench",
+		DryRun:        o.dryRun, Quiet: o.quiet, Stats: o.stats, Flush: flushIdle, Bench: o.mode == "bench", Test: o.mode == "test",
 		NoWarnings: o.noWarnings}
 	if os.Getenv("__BPFTRACE_NOTIFY_PROBES_ATTACHED") != "" {
 		// bpftrace's own test runner sets this to learn when the probes

@@ -5,14 +5,14 @@ import (
 	"fmt"
 )
 
-// setMode takes --mode's value. gtrace runs bpftrace's bench mode; its
-// other modes are bpftrace's own tooling.
+// setMode takes --mode's value. gtrace runs bpftrace's bench and test
+// modes; its other modes are bpftrace's own tooling.
 func (o *options) setMode(mode string) error {
 	switch mode {
-	case "bench":
+	case "bench", "test":
 		o.mode = mode
 		return nil
-	case "codegen", "compiler-bench", "test", "format":
+	case "codegen", "compiler-bench", "format":
 		return fmt.Errorf("--mode %s is not supported", mode)
 	}
 	return errors.New("USAGE: --mode can only be 'codegen', 'compiler-bench', 'bench', 'test' or 'format'.")
@@ -24,4 +24,12 @@ func (o *options) setBench() error {
 		return errors.New("USAGE: --bench conflicts with existing --mode")
 	}
 	return o.setMode("bench")
+}
+
+// setTest takes --test, which is --mode test.
+func (o *options) setTest() error {
+	if o.mode != "" {
+		return errors.New("USAGE: --test conflicts with existing --mode")
+	}
+	return o.setMode("test")
 }

@@ -11,7 +11,10 @@ func TestMode(t *testing.T) {
 		{args: []string{"--mode=bench"}, mode: "bench"},
 		{args: []string{"--bench"}, mode: "bench"},
 		{args: nil, mode: ""},
-		{args: []string{"--mode", "test"}, err: "--mode test is not supported"},
+		{args: []string{"--mode", "test"}, mode: "test"},
+		{args: []string{"--test"}, mode: "test"},
+		{args: []string{"--mode", "format"}, err: "--mode format is not supported"},
+		{args: []string{"--bench", "--test"}, err: "USAGE: --test conflicts with existing --mode"},
 		{args: []string{"--mode", "fast"}, err: "USAGE: --mode can only be 'codegen', 'compiler-bench', 'bench', 'test' or 'format'."},
 		{args: []string{"--mode", "bench", "--bench"}, err: "USAGE: --bench conflicts with existing --mode"},
 	}

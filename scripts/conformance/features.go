@@ -21,8 +21,9 @@ var featureChecks = map[string]func() bool{
 	"fentry":            haveFentry,
 	"dpath":             func() bool { return haveFentry() && helper(ebpf.Tracing, asm.FnDPath)() },
 	"signal":            helper(ebpf.TracePoint, asm.FnSendSignal),
-	// Iterators are tracing programs, loaded as fentry programs are.
-	"iter":               haveFentry,
+	// Iterators are tracing programs, which some kernels load although
+	// they refuse fentry programs.
+	"iter":               haveIter,
 	"libpath_resolv":     present,
 	"dwarf":              present,
 	"dwunwind":           present,
@@ -85,6 +86,21 @@ func haveFentry() bool {
 		prog.Close()
 	}
 	featureCache["fentry"] = err == nil
+	return err == nil
+}
+
+// haveIter loads the smallest task iterator program.
+func haveIter() bool {
+	prog, err := ebpf.NewProgram(&ebpf.ProgramSpec{
+		Type:         ebpf.Tracing,
+		AttachType:   ebpf.AttachTraceIter,
+		AttachTo:     "task",
+		License:      "GPL",
+		Instructions: asm.Instructions{asm.Mov.Imm(asm.R0, 0), asm.Return()},
+	})
+	if err == nil {
+		prog.Close()
+	}
 	return err == nil
 }
 

@@ -131,7 +131,8 @@ func TestGoUprobe(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	r := harness.Gtrace(t, "-c", bin, "-e", `uprobe:`+bin+`:main.work { @s[ustack(3)] = count(); @n = count(); }`)
+	r := harness.Gtrace(t, "-c", bin, "-e",
+		`config = { show_debug_info = 0 } uprobe:`+bin+`:main.work { @s[ustack(3)] = count(); @n = count(); }`)
 	if r.Code != 0 {
 		t.Fatalf("exit code %d, stderr:\n%s", r.Code, r.Stderr)
 	}
