@@ -212,11 +212,17 @@ func argKind(x ast.Expr) string {
 }
 
 // path checks path(p[, size]): the string bpf_d_path makes of a struct
-// path, which only fentry and fexit programs may call. A struct path
+// path, which only fentry, fexit and iter programs may call. A struct path
 // rather than a pointer to one stands for path(&p).
 func (c *checker) path(call *ast.Call) *Type {
 	args := call.Args
-	if pt := Probetype(&c.prog.Probe); pt != "fentry" && pt != "fexit" {
+	switch pt := Probetype(&c.prog.Probe); {
+	case pt == "iter":
+		// bpf_d_path takes only a pointer the verifier tracks, and
+		// iter probes read their context's pointers as numbers.
+		c.errorf(call, "path() is not supported in iter probes: bpf_d_path needs a pointer the verifier tracks; use fentry or fexit")
+		return nil
+	case pt != "fentry" && pt != "fexit":
 		c.errorf(call, "The path function can only be used with 'fentry', 'fexit', 'iter' probes")
 		return nil
 	}

@@ -132,6 +132,8 @@ func TestStdlib2Errors(t *testing.T) {
 		{`kprobe:vfs_read { $a = "SIGKILL"; signal_thread($a); }`, true, "signal_thread() accepts a string literal or an integer"},
 		{`kprobe:vfs_read { $k = path(arg0); }`, false, "The path function can only be used with 'fentry', 'fexit', 'iter' probes"},
 		{`BEGIN { $k = path(1); }`, false, "The path function can only be used with 'fentry', 'fexit', 'iter' probes"},
+		{`iter:task_file { $k = path(ctx->file->f_path); }`, false,
+			"path() is not supported in iter probes: bpf_d_path needs a pointer the verifier tracks; use fentry or fexit"},
 		{`fentry:vfs_read { $k = path(args.file, -1); }`, false, "path: invalid size value, need non-negative literal"},
 		{`fentry:vfs_read { $k = path(args.file, "Na"); }`, false, "path: invalid size value, need non-negative literal"},
 		{`fentry:vfs_read { $k = path("abc"); }`, false, "path() only supports pointer or C type argument (string[4] provided)"},
