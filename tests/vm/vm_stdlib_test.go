@@ -9,18 +9,18 @@ import (
 )
 
 // vmStdlibScript runs the standard library's helpers that need fentry
-// or kprobes: path() of the file cat opens, whole and cut to its last
+// or kprobes: path() of the file dd opens, whole and cut to its last
 // 11 bytes; override() of getuid's result, which needs a kernel built
 // with CONFIG_BPF_KPROBE_OVERRIDE; is_err() of the ERR_PTR do_filp_open
 // returns for a file that does not exist.
 const vmStdlibScript = vmShellFuncs + `
 echo x > /tmp/gtrace-path-test
-section path /gtrace -e 'fentry:security_file_open /comm == "cat"/ {
+section path /gtrace -e 'fentry:security_file_open /comm == "dd"/ {
 	$p = path(args.file->f_path);
 	if (strncmp($p, "/tmp/gtrace-path-test", 22) == 0) {
 		printf("%s|%s|%d\n", $p, path(&args.file->f_path, 12), sizeof(path(args.file->f_path, 12)));
 	}
-}' -c "cat /tmp/gtrace-path-test"
+}' -c "dd if=/tmp/gtrace-path-test of=/dev/null"
 section path-kprobe /gtrace -e 'kprobe:security_file_open { path(arg0); }'
 section override /gtrace --unsafe -e 'kprobe:__x64_sys_getuid /comm == "id"/ { override(4194304); }' -c "id -u"
 section is_err /gtrace -e 'fexit:do_filp_open /comm == "cat"/ { if (is_err(retval)) { printf("is_err: %d\n", (int64)retval); } }' \
