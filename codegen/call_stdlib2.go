@@ -111,9 +111,10 @@ func (g *gen) path(call *ast.Call, dst int) {
 // that unwatch() removed.
 const mapUnwatched = "unwatched"
 
-// unwatchUsed reports whether any program calls unwatch(): only then do
-// watchpoint programs check their flag.
-func (g *gen) unwatchUsed() bool {
+// unwatchMap reports whether any program calls unwatch(), and then
+// declares the map of flags: only then do watchpoint programs check
+// theirs.
+func (g *gen) unwatchMap() bool {
 	for _, p := range g.info.Progs {
 		for _, f := range p.Funcs {
 			if f == sema.FUnwatch {
@@ -133,7 +134,7 @@ func (g *gen) unwatchUsed() bool {
 // breakpoints stay until the links are released, as every probe's do
 // (see stopCheck).
 func (g *gen) unwatch(addr ast.Expr) {
-	g.unwatchUsed()
+	g.unwatchMap()
 	g.scalar(addr)
 	slot := g.pushSlot()
 	g.emit(asm.StoreMem(asm.RFP, slot, asm.R0, asm.DWord))
@@ -155,7 +156,7 @@ func (g *gen) unwatch(addr ast.Expr) {
 // unwatchedCheck ends a watchpoint program whose watchpoint unwatch()
 // removed.
 func (g *gen) unwatchedCheck(exit string) {
-	if g.prog.Probe.Kind != probe.Watchpoint || !g.unwatchUsed() {
+	if g.prog.Probe.Kind != probe.Watchpoint || !g.unwatchMap() {
 		return
 	}
 	g.lookupIndex(mapUnwatched, g.index, exit)
