@@ -142,6 +142,12 @@ var funcSamples = map[string][]string{
 	"str_concat":   {`BEGIN { @x = str_concat(comm, "-x"); $s = str_concat("a", str_concat("b", "c")); print($s); }`},
 	"memcmp":       {`BEGIN { @x = memcmp(comm, "bash", 4); $a = (1, 2); @y = memcmp($a, (1, 3), 16); }`},
 	"assert":       {`BEGIN { assert(pid > 0, "a pid"); }`, `kprobe:vfs_read { assert(arg2 < 100, "small"); @x = 1; }`},
+	"find": {`BEGIN { @m[1] = (1, "hello"); let $v; if (find(@m, 1, $v)) { print($v); } }`,
+		`BEGIN { @m[1, "a"] = "bb"; $s = "longer"; @x = find(@m, (2, "cc"), $s); @n[2] = (uint16)3; $i = (int16)1; find(@n, 2, $i); @y = $i; }`},
+	"override":      {`kprobe:vfs_read { override(-22); }`, `kprobe:vfs_read /arg2 > 10/ { override(arg2); }`},
+	"path":          {`fentry:security_file_open { @x = path(&args.file->f_path); }`, `fexit:security_file_open { print(path(args.file->f_path, 32)); }`},
+	"unwatch":       {`watchpoint:0x10000000:8:w { unwatch(0x10000000); } watchpoint:0x10000040:1:x { @n++; }`, `kprobe:vfs_read { unwatch(arg0); }`},
+	"signal_thread": {`kprobe:vfs_read { signal_thread("KILL"); }`, `tracepoint:syscalls:sys_enter_read { signal_thread(args.fd); }`, `uprobe:libc:malloc { signal_thread(10); }`},
 }
 
 // exprSamples combine builtins with the rest of the language: kernel

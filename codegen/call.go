@@ -68,6 +68,12 @@ func (g *gen) exprStmt(e ast.Expr) {
 		g.messageStmt(call)
 	case sema.FAssert:
 		g.assert(call)
+	case sema.FOverride:
+		g.override(args[0])
+	case sema.FSignalThread:
+		g.signalThread(call)
+	case sema.FUnwatch:
+		g.unwatch(args[0])
 	case sema.FJoin:
 		sep := " "
 		if len(args) == 2 {
@@ -236,6 +242,8 @@ func (g *gen) scalarCall(call *ast.Call) {
 		g.boolify(asm.JEq) // the helper returns 0 when it deleted
 	case sema.FPercpuKaddr, sema.FSocketCookie, sema.FSkboutput, sema.FWriteUser, sema.FReg:
 		g.netScalar(call)
+	case sema.FFind:
+		g.find(args)
 	case sema.FHasKey:
 		key, l := g.keyArg(args)
 		g.lookup(l, key)
@@ -295,6 +303,8 @@ func (g *gen) compositeCall(call *ast.Call, dst int) {
 		g.netComposite(call, dst)
 	case sema.FStrerror, sema.FSignalName, sema.FSyscallName, sema.FStrConcat:
 		g.stdlibComposite(call, dst)
+	case sema.FPath:
+		g.path(call, dst)
 	default:
 		g.fail(call, "%s() has no value", call.Name)
 	}

@@ -174,6 +174,7 @@ func (g *gen) program() (asm.Instructions, *diag.Error) {
 		g.emit(stopCheck(int32(g.index), running, exit)...)
 		g.place(running)
 	}
+	g.unwatchedCheck(exit)
 	g.stack, g.maxStack = 8, 8
 	if hasLoops(g.prog.Node) {
 		// Loop callbacks reach the context and the variables through

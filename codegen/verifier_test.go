@@ -102,6 +102,14 @@ var wildcardSamples = []string{
 	`fentry:vfs_rea* { @[func] = count(); }`,
 }
 
+// guestsRefuse are samples whose helpers the guests' kernels lack:
+// Debian builds them without CONFIG_BPF_KPROBE_OVERRIDE, for
+// bpf_override_return (TestVMStdlib checks the error).
+var guestsRefuse = map[string]bool{
+	`kprobe:vfs_read { override(-22); }`:              true,
+	`kprobe:vfs_read /arg2 > 10/ { override(arg2); }`: true,
+}
+
 // TestVerifierVM loads the samples on kernel functions in a guest of
 // each kernel, which has kprobes and fentry. There they are checked
 // against the guest's own kernel, whose BTF fentry programs are bound
@@ -115,7 +123,7 @@ func TestVerifierVM(t *testing.T) {
 			cfg := sema.DefaultConfig()
 			cfg.Unsafe = true
 			for _, src := range append(allSamples(), wildcardSamples...) {
-				if !inKernel(src) {
+				if !inKernel(src) || guestsRefuse[src] {
 					continue
 				}
 				t.Run(src, func(t *testing.T) {

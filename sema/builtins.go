@@ -123,6 +123,11 @@ const (
 	FStrConcat
 	FMemcmp
 	FAssert
+	FFind
+	FOverride
+	FPath
+	FSignalThread
+	FUnwatch
 )
 
 type funcSpec struct {
@@ -199,6 +204,13 @@ var funcs = [...]funcSpec{
 	FStrConcat:   {name: "str_concat", minArgs: 2, maxArgs: 2},
 	FMemcmp:      {name: "memcmp", minArgs: 3, maxArgs: 3},
 	FAssert:      {name: "assert", minArgs: 2, maxArgs: 2},
+	// override and signal_thread need --unsafe too, with their own
+	// messages, after the probe's type is checked.
+	FFind:         {name: "find", minArgs: 3, maxArgs: 3},
+	FOverride:     {name: "override", minArgs: 1, maxArgs: 1},
+	FPath:         {name: "path", minArgs: 1, maxArgs: 2},
+	FSignalThread: {name: "signal_thread", minArgs: 1, maxArgs: 1},
+	FUnwatch:      {name: "unwatch", minArgs: 1, maxArgs: 1},
 }
 
 // JoinArgs and JoinArgSize bound join(): the elements read, and the bytes

@@ -254,6 +254,8 @@ func (c *checker) call(call *ast.Call) *Type {
 		return c.buf(call)
 	case FPid, FTid, FStrlen, FStrerror, FSignalName, FSyscallName, FStrstr, FStrConcat, FMemcmp, FAssert:
 		return c.stdlibFunc(call, f)
+	case FFind, FOverride, FPath, FSignalThread, FUnwatch:
+		return c.stdlib2Func(call, f)
 	case FNtop:
 		return c.ntop(call)
 	case FJoin:

@@ -23,7 +23,8 @@ import (
 
 // stdlibNames are the helpers stdlibCall checks.
 var stdlibNames = []string{"kptr", "uptr", "container_of", "is_array", "is_integer", "is_literal",
-	"is_ptr", "is_str", "is_unsigned_integer", "strcap", "has_cpid", "static_assert", "fail"}
+	"is_ptr", "is_str", "is_unsigned_integer", "strcap", "has_cpid", "static_assert", "fail",
+	"assert_str", "cgroupid", "default_str_length", "is_err", "kfunc_allowed", "kfunc_exist"}
 
 // The macro expander leaves a call that no macro of the script matches
 // to the function of its name.
@@ -84,6 +85,8 @@ func (c *checker) stdlibCall(call *ast.Call) (*Type, bool) {
 	case "fail":
 		c.fail(call)
 		return VoidT, true
+	case "assert_str", "cgroupid", "default_str_length", "is_err", "kfunc_allowed", "kfunc_exist":
+		return c.compileTimeCall(call), true
 	}
 	return nil, false
 }

@@ -345,7 +345,8 @@ func usedForEffect(e ast.Expr) bool {
 	case *ast.IncDec:
 		return true
 	case *ast.Call:
-		return lookupFunc(e.Name) == FDelete
+		f := lookupFunc(e.Name)
+		return f == FDelete || f == FFind
 	}
 	return false
 }

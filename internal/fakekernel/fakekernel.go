@@ -78,9 +78,12 @@ func types() map[string]btf.Type {
 	pair.Members = []btf.Member{{Name: "a", Type: i32}, {Type: anon, Offset: 64},
 		{Name: "d", Type: i32, Offset: 128, BitfieldSize: 3},
 		{Name: "in", Type: &btf.Typedef{Name: "inner_t", Type: inner}, Offset: 192}}
-	file := &btf.Struct{Name: "file", Size: 16, Members: []btf.Member{
+	path := &btf.Struct{Name: "path", Size: 16, Members: []btf.Member{
+		{Name: "mnt", Type: &btf.Pointer{Target: &btf.Void{}}}, {Name: "dentry", Type: &btf.Pointer{Target: &btf.Void{}}, Offset: 64}}}
+	file := &btf.Struct{Name: "file", Size: 32, Members: []btf.Member{
 		{Name: "f_flags", Type: u32},
-		{Name: "f_pos", Type: &btf.Typedef{Name: "loff_t", Type: &btf.Int{Name: "long long", Size: 8, Encoding: btf.Signed}}, Offset: 64}}}
+		{Name: "f_pos", Type: &btf.Typedef{Name: "loff_t", Type: &btf.Int{Name: "long long", Size: 8, Encoding: btf.Signed}}, Offset: 64},
+		{Name: "f_path", Type: path, Offset: 128}}}
 	kind := &btf.Enum{Name: "pair_kind", Size: 4, Values: []btf.EnumValue{{Name: "PAIR_A", Value: 1}, {Name: "PAIR_B", Value: 2}}}
 	// A task with what ppid, pcomm, leader_tid and leader_comm read:
 	// its parent, thread group leader, id and name.
@@ -89,7 +92,7 @@ func types() map[string]btf.Type {
 		{Name: "real_parent", Type: &btf.Pointer{Target: task}, Offset: 64},
 		{Name: "comm", Type: &btf.Array{Type: &btf.Int{Name: "char", Size: 1, Encoding: btf.Char}, Nelems: 16}, Offset: 128},
 		{Name: "group_leader", Type: &btf.Pointer{Target: task}, Offset: 256}}
-	m := map[string]btf.Type{"struct pair": pair, "struct inner": inner, "struct file": file, "enum pair_kind": kind,
+	m := map[string]btf.Type{"struct pair": pair, "struct inner": inner, "struct file": file, "struct path": path, "enum pair_kind": kind,
 		"struct task_struct": task,
 		"size_t":             &btf.Typedef{Name: "size_t", Type: &btf.Int{Name: "unsigned long", Size: 8}}}
 	addNetTypes(m)
@@ -125,10 +128,15 @@ func Func(name string) (*btf.Func, error) {
 	if fn, ok := rawTracepointFunc(name); ok {
 		return fn, nil
 	}
+	file, _ := KernelType("struct file")
+	if name == "security_file_open" { // one that may call bpf_d_path
+		proto := &btf.FuncProto{Return: &btf.Int{Name: "int", Size: 4, Encoding: btf.Signed},
+			Params: []btf.FuncParam{{Name: "file", Type: &btf.Pointer{Target: file}}}}
+		return &btf.Func{Name: name, Type: proto, Linkage: btf.GlobalFunc}, nil
+	}
 	if name != "vfs_read" && name != "vfs_write" {
 		return nil, fmt.Errorf("function %s is not in the kernel's BTF", name)
 	}
-	file, _ := KernelType("struct file")
 	char := &btf.Int{Name: "char", Size: 1, Encoding: btf.Char}
 	long := &btf.Int{Name: "long", Size: 8, Encoding: btf.Signed}
 	proto := &btf.FuncProto{
