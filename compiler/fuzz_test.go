@@ -53,6 +53,7 @@ func FuzzCompile(f *testing.F) {
 		`BEGIN { $a = 255; $b = 65536; $c = 4294967296; $d = -129; $e = 0xffffffffffffffff; $f = -9223372036854775808; @t = ((int8)1, (int64)2, "s", (uint16)3); print(@t); }`,
 		`struct Y { int y[2][3]; char c[0]; } BEGIN { $a = (int32[4])"abcdefghijklmno"; $i = 3; @x = $a[$i + 1]; $p = (struct Y *)0; @y = $p->y[$i][1] + $p->y[1][$i] + $p->c[$i]; $s = "abc"; @z = $s[$i]; @w = $a[-1]; }`,
 		`tracepoint:syscalls:sys_enter_$1 { @[$2] = count(); } kprobe:$3 { } uprobe:$4:$5 { } interval:s:$6 { exit(); }`,
+		`BEGIN { let $a: int32[99999999999]; $b = $a; } struct S { int a[99999999999]; } END { $p = (struct S *)0; $x = $p->a; @m[$p->a] = $p->a == $p->a; }`,
 		`import "x.bt"; import ""; BEGIN { __builtin_strlen("a"); __builtin_config.max_map_keys; __builtin_getopt("z", 1); }`,
 		`macro m(x) { strlen(x) + is_literal(x) } macro n($v) { str_concat($v, "x") } BEGIN { $s = "a"; @a = m("b"); @b = n($s); for ($i : 0..2) { @c[$i] = m($s); } } END { print(if (1) { m("") } else { 0 }); }`,
 	} {
