@@ -37,6 +37,9 @@ func FuzzPreprocess(f *testing.F) {
 		"#include \"nosuch.h\"\n#include <lol/no.h>\n#include </dev/null>\nBEGIN { }",
 		"#include <linux/blkdev.h>\n#include \"testdata\"\nBEGIN { }",
 		"#include \"doc.go\"\nBEGIN { }",
+		"#define TS(x) tseries(x, 1s, 5)\n#define OPT getopt(\"a\", 1)\nBEGIN { @t = TS(OPT); print(config.max_strlen); }",
+		"#define W watchpoint:0x1000:8:w\nW { }\nimport \"a.bt\";\n#define P(a) pton(a)\nBEGIN { $x = P(\"1.2.3.4\"); }",
+		"#define IF(c, a, b) if (c) { a } else { b }\nBEGIN { $x = IF(1, 2, 3); $y = IF(,,); }",
 	} {
 		f.Add(seed)
 	}
