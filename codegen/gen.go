@@ -441,19 +441,20 @@ func (g *gen) scratchPtr(reg asm.Register, off int) {
 }
 
 // copyMem copies n bytes from src+soff to dst+doff, both pointers to
-// memory the verifier knows the size of.
+// memory the verifier knows the size of. It stops at an error, such as
+// an object too large for scratch, which it would copy for long.
 func (g *gen) copyMem(dst asm.Register, doff int, src asm.Register, soff int, n int) {
-	for n > 0 {
+	for n > 0 && g.err == nil {
 		size, w := chunk(n, doff, soff)
 		g.emit(asm.LoadMem(asm.R1, src, int16(soff), size), asm.StoreMem(dst, int16(doff), asm.R1, size))
 		doff, soff, n = doff+w, soff+w, n-w
 	}
 }
 
-// zeroMem clears n bytes at dst+off.
+// zeroMem clears n bytes at dst+off; it stops at an error, as copyMem.
 func (g *gen) zeroMem(dst asm.Register, off, n int) {
 	g.emit(asm.Mov.Imm(asm.R1, 0))
-	for n > 0 {
+	for n > 0 && g.err == nil {
 		size, w := chunk(n, off)
 		g.emit(asm.StoreMem(dst, int16(off), asm.R1, size))
 		off, n = off+w, n-w

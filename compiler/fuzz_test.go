@@ -41,6 +41,21 @@ func FuzzCompile(f *testing.F) {
 		`macro sz(t) { sizeof(t) + sizeof(t[2]) } BEGIN { let $x: typeof(size_t) = 1; print(sz(typeof(uint16 *))); print((typeof($x))3); @n = count(); if (@n > 1) { @m = (bool)@n; } }`,
 		`BEGIN { @t = tseries(pid, 1s, 5); @u[comm, 1] = tseries(-1, 10ms, 3, "max"); zero(@t); clear(@u); } bench:a { @v = tseries(1, 1us, 2, "avg"); exit(); }`,
 		`let @a = lruhash(10); let @b = percpuarray(4); BEGIN { @a[1] = 1; @b[0] = count(); @c = { let $z = 5; avg($z) }; print(ppid, pcomm); 1 ? printf("a") : printf("b"); }`,
+		`BEGIN { @t = tseries(1, 0, 5); @u = tseries(1, 1s, 0, "min"); @v = tseries("s", 1s, 2); } bench:b { $x = 1; }`,
+		`BEGIN { @a = getopt("aa", 20); @b = getopt("b"); @c = getopt("cc", "hi", "desc"); @d = config.max_strlen + config().on_stack_limit; print(config.stack_mode); @e = getopt(""); }`,
+		`BEGIN { $s = "abc"; @l = strlen($s) + strlen(""); print(strerror(2)); print(str_concat(str_concat("a", $s), "b")); assert(1 == 1, "ok"); static_assert(1, "m"); @i = (is_array($s), is_integer(1), is_literal(-1), is_ptr(0), is_str($s), is_unsigned_integer(1u)); }`,
+		`struct W { int a; int b[4]; }; BEGIN { $p = (struct W *)0; $q = container_of(&$p->b, struct W, b); @o = offsetof(struct W, b) + offsetof(*$p, a); print(strstr("abc", "c")); @m = memcmp("ab", "ac", 2); @c = strcap("x"); }`,
+		`BEGIN { $a = pton("1.2.3.4"); $b = pton("::1"); print(ntop($a)); print(macaddr($a)); print(cgroup_path(cgroup, "unified")); $k = percpu_kaddr("runqueues", 0); print(socket_cookie(0)); }`,
+		`kprobe:vfs_read { $r = reg("ip"); $s = skboutput("x.pcap", (struct sk_buff *)arg0, 10, 0); errorf("e %d", pid); warnf("w %s", comm); debugf("d"); }`,
+		`BEGIN { errorf(); warnf(1); debugf("%d %d", 1); fail("no %d", 2); reg(""); pton(""); macaddr(1); strerror("x"); str_concat(); assert(); }`,
+		`watchpoint:0x10000000:8:w { @w = count(); } w:0x1000:4:rw { print(func); } uprobe:/bin/true:main { @a = arg0; }`,
+		`BEGIN { $x = if (pid > 1) { 1 } else if (pid) { 2 } else { 3 }; @y = if (1) { "a" } else { "b" }; $z = { if (0) { (1, 2) } else { (3, 4) } }; }`,
+		`BEGIN { $a = 255; $b = 65536; $c = 4294967296; $d = -129; $e = 0xffffffffffffffff; $f = -9223372036854775808; @t = ((int8)1, (int64)2, "s", (uint16)3); print(@t); }`,
+		`struct Y { int y[2][3]; char c[0]; } BEGIN { $a = (int32[4])"abcdefghijklmno"; $i = 3; @x = $a[$i + 1]; $p = (struct Y *)0; @y = $p->y[$i][1] + $p->y[1][$i] + $p->c[$i]; $s = "abc"; @z = $s[$i]; @w = $a[-1]; }`,
+		`tracepoint:syscalls:sys_enter_$1 { @[$2] = count(); } kprobe:$3 { } uprobe:$4:$5 { } interval:s:$6 { exit(); }`,
+		`BEGIN { let $a: int32[99999999999]; $b = $a; } struct S { int a[99999999999]; } END { $p = (struct S *)0; $x = $p->a; @m[$p->a] = $p->a == $p->a; }`,
+		`import "x.bt"; import ""; BEGIN { __builtin_strlen("a"); __builtin_config.max_map_keys; __builtin_getopt("z", 1); }`,
+		`macro m(x) { strlen(x) + is_literal(x) } macro n($v) { str_concat($v, "x") } BEGIN { $s = "a"; @a = m("b"); @b = n($s); for ($i : 0..2) { @c[$i] = m($s); } } END { print(if (1) { m("") } else { 0 }); }`,
 	} {
 		f.Add(s)
 	}

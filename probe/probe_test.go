@@ -51,6 +51,8 @@ func TestParseErrors(t *testing.T) {
 		{"interval:s:0", `interval probe: invalid rate "0"`},
 		{"interval:parsecs:3", `interval probe: invalid unit "parsecs"`},
 		{"interval:s", "interval probe must have the form"},
+		{"uprobe", "uprobe probe must have the form uprobe:binary:function"},
+		{"ur", "uretprobe probe must have the form uretprobe:binary:function"},
 		{"software:nonsense", `software probe: unknown event "nonsense"`},
 		{"hardware:cycles:x", `hardware probe: invalid count "x"`},
 		{"interval:s:18446744073709551615", "interval probe: a period of 18446744073709551615 s is too long: the kernel takes at most 9223372036 s"},

@@ -38,7 +38,7 @@ func parseUprobe(kind Kind) func(parts []string, env *Env) ([]Probe, error) {
 		name = "uretprobe"
 	}
 	return func(parts []string, env *Env) ([]Probe, error) {
-		if strings.Contains(parts[0], "@") && !fileExists(parts[0]) {
+		if len(parts) > 0 && strings.Contains(parts[0], "@") && !fileExists(parts[0]) {
 			return parseSourceUprobe(kind, name, parts[0], parts[1:])
 		}
 		if len(parts) > 2 && parts[1] == "cpp" {

@@ -840,7 +840,24 @@ func (c *checker) arrayOf(te *ast.TypeExpr, t *Type) *Type {
 		c.errorf(te, "Arrays of %s are not supported", t)
 		return &Type{Kind: Invalid}
 	}
+	if c.arrayTooLarge(te, t) {
+		return &Type{Kind: Invalid}
+	}
 	return ArrayType(t, te.Len)
+}
+
+// maxArraySize bounds the arrays a script declares: code generation
+// holds a value in a scratch area of 32 KiB.
+const maxArraySize = 32 << 10
+
+// arrayTooLarge reports an array of te.Len elements of elem larger than
+// maxArraySize.
+func (c *checker) arrayTooLarge(te *ast.TypeExpr, elem *Type) bool {
+	if elem.Size == 0 || te.Len <= maxArraySize/elem.Size {
+		return false
+	}
+	c.errorf(te, "An array of %d elements of %d bytes is too large: at most %d bytes are supported", te.Len, elem.Size, maxArraySize)
+	return true
 }
 
 // cTypeName resolves a C type name, such as size_t, u32 or char, from

@@ -106,5 +106,8 @@ func (c *checker) recordArray(te *ast.TypeExpr) *Type {
 		c.errorf(te, "Arrays of %s are not supported", te.Name)
 		return &Type{Kind: Invalid}
 	}
+	if c.arrayTooLarge(te, rec) {
+		return &Type{Kind: Invalid}
+	}
 	return ArrayType(rec, te.Len)
 }

@@ -518,6 +518,10 @@ func FuzzParser(f *testing.F) {
 		"BEGIN { @x = ; } END { ((((( }",
 		"BEGIN { (struct",
 		"macro m(x, $y, @z) { let $a = { x }; $y += $a; @z[1] = { { 1 } }; $a } BEGIN { $b = m(1, $c, @d); } macro n( {",
+		"import \"a.bt\"; import \"b.h\";\nw:0x1000:8:rw,watchpoint:0x10:1:x,bench:a { $x = if ($1) { 1 } else if (2) { 3 } else { 4 }; }",
+		"let $a: int32[4][2]; BEGIN { let $w: struct W[10]; $c = $a[$i][1 + 1]; $d = (int8[])\"x\"; @t = tseries(1, 1s, 5, \"max\"); }",
+		"tracepoint:syscalls:sys_enter_$1,uprobe:$2:$3 { $c = config.max_strlen; $o = getopt(\"a\", -1, \"d\"); assert(1, \"x\"); }",
+		"BEGIN { $x = if (1) { } else { 2 }; $y = if { }; import \"x\"; $z = config.; }",
 	} {
 		f.Add(src)
 	}

@@ -143,6 +143,8 @@ func FuzzScanner(f *testing.F) {
 		`uprobe:"/bin/ba sh":readline { $x = "\x41\101\q"; }`,
 		"BEGIN { 0x1f 1e6 10ms 1_ 12abc $ ` }",
 		"BEGIN { /* unterminated",
+		"w:0x1000:8:rw { $a = 1s + 10ms + 2us + 3ns; $b = 18446744073709551615; $c = 18446744073709551616; $d = 1u + 2ul + 3l; }",
+		"import \"x.bt\"; tracepoint:syscalls:sys_enter_$1 { $t[0][1] = $2 ; }",
 	} {
 		f.Add(src)
 	}
