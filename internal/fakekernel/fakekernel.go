@@ -3,6 +3,7 @@ package fakekernel
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/cilium/ebpf/btf"
 
@@ -64,8 +65,11 @@ func Format(category, event string) (*kernel.Format, error) {
 	}}, nil
 }
 
-// types builds the fake kernel's types, by C name, afresh for each
-// lookup, as the real BTF is copied per caller.
+// kernelTypes are the fake kernel's types, made once, as kernel.KernelType
+// decodes vmlinux's BTF once: every lookup of a name gives the same type.
+var kernelTypes = sync.OnceValue(types)
+
+// types builds the fake kernel's types, by C name.
 func types() map[string]btf.Type {
 	i32 := &btf.Int{Name: "int", Size: 4, Encoding: btf.Signed}
 	u32 := &btf.Int{Name: "unsigned int", Size: 4}
@@ -102,7 +106,7 @@ func types() map[string]btf.Type {
 // KernelType finds a struct, union or enum of the fake kernel by its C
 // name, such as "struct pair", or its one typedef, size_t.
 func KernelType(name string) (btf.Type, error) {
-	if t, ok := types()[name]; ok {
+	if t, ok := kernelTypes()[name]; ok {
 		return t, nil
 	}
 	return nil, fmt.Errorf("%s is not in the kernel's BTF", name)
@@ -110,7 +114,7 @@ func KernelType(name string) (btf.Type, error) {
 
 // EnumValue finds a value of the fake kernel's enums: PAIR_A or PAIR_B.
 func EnumValue(name string) (int64, bool) {
-	for _, v := range types()["enum pair_kind"].(*btf.Enum).Values {
+	for _, v := range kernelTypes()["enum pair_kind"].(*btf.Enum).Values {
 		if v.Name == name {
 			return int64(v.Value), true
 		}

@@ -9,7 +9,7 @@ func rawTracepointFunc(name string) (*btf.Func, bool) {
 	if name != "__probestub_sched_switch" {
 		return nil, false
 	}
-	task := &btf.Pointer{Target: types()["struct task_struct"]}
+	task := &btf.Pointer{Target: kernelTypes()["struct task_struct"]}
 	proto := &btf.FuncProto{Return: &btf.Void{}, Params: []btf.FuncParam{
 		{Name: "__data", Type: &btf.Pointer{Target: &btf.Void{}}},
 		{Name: "preempt", Type: &btf.Int{Name: "_Bool", Size: 1, Encoding: btf.Bool}},
