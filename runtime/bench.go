@@ -17,6 +17,20 @@ import (
 // benchmarks, run without --mode bench.
 var errBenchOnly = errors.New("No probes attached; use --bench to run benchmark probes.")
 
+// probesOf returns the programs of the script's probes of kind, in the
+// script's order, and their names: the benchmarks or the tests.
+func (r *run) probesOf(kind probe.Kind) ([]*codegen.Program, []string) {
+	var progs []*codegen.Program
+	var names []string
+	for _, p := range r.out.Progs {
+		if p.Prog.Probe.Kind == kind {
+			progs = append(progs, p)
+			names = append(names, p.Prog.Probe.Target)
+		}
+	}
+	return progs, names
+}
+
 // bench runs the script in bench mode, as bpftrace's --mode bench: BEGIN,
 // then each bench probe in the script's order, measured and printed,
 // then END. Nothing is attached, and maps are not printed at exit. A
@@ -28,14 +42,7 @@ func (r *run) bench() (int, error) {
 	if err := r.drain(); err != nil {
 		return 1, err
 	}
-	var benches []*codegen.Program
-	var names []string
-	for _, p := range r.out.Progs {
-		if p.Prog.Probe.Kind == probe.Bench {
-			benches = append(benches, p)
-			names = append(names, p.Prog.Probe.Target)
-		}
-	}
+	benches, names := r.probesOf(probe.Bench)
 	code := 0
 	for i, p := range benches {
 		ok, err := r.benchmark(names, i, p)

@@ -62,14 +62,7 @@ func (r *run) tests() (int, error) {
 	if err := r.drain(); err != nil {
 		return 1, err
 	}
-	var tests []*codegen.Program
-	var names []string
-	for _, p := range r.out.Progs {
-		if p.Prog.Probe.Kind == probe.Test {
-			tests = append(tests, p)
-			names = append(names, p.Prog.Probe.Target)
-		}
-	}
+	tests, names := r.probesOf(probe.Test)
 	code := 0
 	var passed []bool
 	for i, p := range tests {
