@@ -46,12 +46,15 @@ func defaultSettings() Settings {
 		LogSize:           1000000,
 		MaxBPFProgs:       1024,
 		MaxCatBytes:       10240,
-		OnStackLimit:      32,
-		PrintMapsOnExit:   true,
-		ShowDebugInfo:     true,
-		UseBlazesym:       true,
-		StackMode:         "bpftrace",
-		StrTruncTrailer:   "..",
+		// bpftrace's default is 32 bytes; gtrace keeps on the stack
+		// whatever fits in its 512 bytes, as the scratch map costs a
+		// helper call on every event.
+		OnStackLimit:    512,
+		PrintMapsOnExit: true,
+		ShowDebugInfo:   true,
+		UseBlazesym:     true,
+		StackMode:       "bpftrace",
+		StrTruncTrailer: "..",
 		Unstable: map[string]string{
 			"unstable_dw_ustack":        "warn",
 			"unstable_import_statement": "error",

@@ -22,7 +22,7 @@ func TestConfigure(t *testing.T) {
 		warn        string         // a warning expected with no error
 	}{
 		{name: "defaults", want: map[string]any{"max_strlen": int64(1024), "max_map_keys": int64(4096),
-			"max_probes": int64(1024), "on_stack_limit": int64(32), "stack_mode": "bpftrace", "license": "GPL",
+			"max_probes": int64(1024), "on_stack_limit": int64(512), "stack_mode": "bpftrace", "license": "GPL",
 			"print_maps_on_exit": true, "str_trunc_trailer": "..", "unstable_tseries": "warn", "missing_probes": "error"}},
 		{name: "block", block: "max_strlen = 64; max_map_keys = 10; max_probes = 5",
 			want: map[string]any{"max_strlen": int64(64), "max_map_keys": int64(10), "max_probes": int64(5)}},
