@@ -134,6 +134,7 @@ var funcSamples = map[string][]string{
 	// The standard library's.
 	"pid":          {`BEGIN { @x = pid() + pid(curr_ns) + pid(init); }`, `kprobe:vfs_read { @x[pid(init)] = count(); }`},
 	"tid":          {`BEGIN { @x = tid() + tid(curr_ns) + tid(init); }`},
+	"comm":         {`BEGIN { @x = comm(); }`, `iter:task { @x[comm(pid)] = count(); }`, `tracepoint:syscalls:sys_enter_read { @x = comm(args.fd); }`},
 	"strlen":       {`BEGIN { @x = strlen(comm) + strlen("abc"); }`, `tracepoint:syscalls:sys_enter_read { @x = strlen(args.buf); }`},
 	"strerror":     {`BEGIN { @x = strerror(22); print(strerror(-1)); }`, `kretprobe:vfs_read { @x[strerror(retval)] = count(); }`},
 	"signal_name":  {`BEGIN { @x = signal_name(9); }`, `tracepoint:syscalls:sys_enter_read { @x[signal_name(args.fd)] = count(); }`},

@@ -301,7 +301,7 @@ func (g *gen) compositeCall(call *ast.Call, dst int) {
 		g.ntop(args, dst)
 	case sema.FPton, sema.FMacaddr, sema.FCgroupPath:
 		g.netComposite(call, dst)
-	case sema.FStrerror, sema.FSignalName, sema.FSyscallName, sema.FStrConcat:
+	case sema.FStrerror, sema.FSignalName, sema.FSyscallName, sema.FStrConcat, sema.FComm:
 		g.stdlibComposite(call, dst)
 	case sema.FPath:
 		g.path(call, dst)

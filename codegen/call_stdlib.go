@@ -171,7 +171,55 @@ func (g *gen) stdlibComposite(call *ast.Call, dst int) {
 		g.tableString(nameTables[call.Name], args[0], dst)
 	case sema.FStrConcat:
 		g.strConcat(args[0], args[1], dst)
+	case sema.FComm:
+		g.commFromPid(call, dst)
 	}
+}
+
+// commFromPid writes comm(pid) at dst: the comm of the task the kfunc
+// bpf_task_from_pid finds, which is released once the comm is copied;
+// "N/A" and a warning when no task has the pid.
+func (g *gen) commFromPid(call *ast.Call, dst int) {
+	from, err := kernel.KfuncCall("bpf_task_from_pid")
+	if err != nil {
+		g.fail(call, "comm(pid): %v", err)
+		return
+	}
+	release, err := kernel.KfuncCall("bpf_task_release")
+	if err != nil {
+		g.fail(call, "comm(pid): %v", err)
+		return
+	}
+	missing, end := g.newLabel(), g.newLabel()
+	g.scalar(call.Args[0])
+	pid, task := g.pushSlot(), g.pushSlot()
+	defer g.popSlot()
+	defer g.popSlot()
+	g.emit(
+		// A pid_t, as the kfunc takes it.
+		asm.LSh.Imm(asm.R0, 32), asm.ArSh.Imm(asm.R0, 32),
+		asm.StoreMem(asm.RFP, pid, asm.R0, asm.DWord),
+		asm.Mov.Reg(asm.R1, asm.R0),
+		from,
+		asm.JEq.Imm(asm.R0, 0, missing),
+		// The task is a reference the program holds: spilled while
+		// the comm is read, and handed back on every path.
+		asm.StoreMem(asm.RFP, task, asm.R0, asm.DWord),
+		asm.Mov.Reg(asm.R3, asm.R0), asm.Add.Imm(asm.R3, int32(g.prog.Consts[call])),
+		asm.Mov.Imm(asm.R2, sema.TaskCommLen),
+	)
+	g.scratchPtr(asm.R1, dst)
+	g.emit(
+		asm.FnProbeReadKernel.Call(),
+		asm.LoadMem(asm.R1, asm.RFP, task, asm.DWord),
+		release,
+		asm.Ja.Label(end),
+	)
+	g.place(missing)
+	g.emit(asm.LoadMem(asm.R0, asm.RFP, pid, asm.DWord))
+	g.valueEvent(call, EvWarnf, "No such process (pid=%d)", sema.Int32)
+	g.storeBytes(dst, []byte("N/A"), sema.TaskCommLen)
+	g.place(end)
 }
 
 // strConcat writes a then b at dst, a string as long as both: b is

@@ -15,16 +15,10 @@ import (
 // program type may not. As bpftrace, any other refusal counts as
 // allowed, and a kernel without BTF allows nothing.
 func KfuncAllowed(name string, t ebpf.ProgramType) bool {
-	fn, err := KernelFunc(name)
+	call, err := KfuncCall(name)
 	if err != nil {
 		return false
 	}
-	spec, _ := vmlinux()
-	id, err := spec.TypeID(fn)
-	if err != nil {
-		return false
-	}
-	call := asm.Instruction{OpCode: asm.OpCode(asm.JumpClass).SetJumpOp(asm.Call), Src: asm.PseudoKfuncCall, Constant: int64(id)}
 	prog, err := ebpf.NewProgramWithOptions(&ebpf.ProgramSpec{
 		Type:         t,
 		License:      "GPL",
@@ -39,4 +33,19 @@ func KfuncAllowed(name string, t ebpf.ProgramType) bool {
 		return true
 	}
 	return !strings.Contains(fmt.Sprint(ve.Log), fmt.Sprintf("calling kernel function %s is not allowed", name))
+}
+
+// KfuncCall is the instruction that calls the kfunc name of vmlinux: a
+// call that holds the function's BTF type id.
+func KfuncCall(name string) (asm.Instruction, error) {
+	fn, err := KernelFunc(name)
+	if err != nil {
+		return asm.Instruction{}, err
+	}
+	spec, _ := vmlinux()
+	id, err := spec.TypeID(fn)
+	if err != nil {
+		return asm.Instruction{}, fmt.Errorf("kfunc %s: %w", name, err)
+	}
+	return asm.Instruction{OpCode: asm.OpCode(asm.JumpClass).SetJumpOp(asm.Call), Src: asm.PseudoKfuncCall, Constant: int64(id)}, nil
 }

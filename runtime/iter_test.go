@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -79,5 +80,27 @@ func TestIterPin(t *testing.T) {
 	}
 	if want := fmt.Sprintf("pinned %d\n", os.Getpid()); !strings.Contains(string(b), want) {
 		t.Errorf("the pinned iterator's output lacks %q:\n%s", want, b)
+	}
+}
+
+// TestCommFromPid reads comm(pid) of a child through the kfunc
+// bpf_task_from_pid, and N/A with a warning for a pid no task has.
+func TestCommFromPid(t *testing.T) {
+	testutils.RequireRoot(t)
+	child := exec.Command("sleep", "30")
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { child.Process.Kill(); child.Wait() }()
+	src := fmt.Sprintf(`iter:task /ctx.task.pid == %d/ { printf("%%s %%s|%%s\n", comm(ctx.task.pid), ctx.task.comm, comm(-5)); }`, child.Process.Pid)
+	var stdout, stderr bytes.Buffer
+	if _, err := Run(compile(t, src), &Options{Printer: output.NewText(&stdout, &stderr), Stderr: &stderr, Quiet: true}); err != nil {
+		t.Fatalf("run: %v\n%s", err, stderr.String())
+	}
+	if got, want := strings.TrimRight(stdout.String(), "\n"), "sleep sleep|N/A"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if want := "stdin:1:93-101: WARNING: No such process (pid=-5)\n"; stderr.String() != want {
+		t.Errorf("stderr %q, want %q", stderr.String(), want)
 	}
 }

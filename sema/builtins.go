@@ -115,6 +115,7 @@ const (
 	FDebugf
 	FPid
 	FTid
+	FComm
 	FStrlen
 	FStrerror
 	FSignalName
@@ -196,6 +197,7 @@ var funcs = [...]funcSpec{
 	// The standard library's.
 	FPid:         {name: "pid", minArgs: 0, maxArgs: 1},
 	FTid:         {name: "tid", minArgs: 0, maxArgs: 1},
+	FComm:        {name: "comm", minArgs: 0, maxArgs: 1},
 	FStrlen:      {name: "strlen", minArgs: 1, maxArgs: 1},
 	FStrerror:    {name: "strerror", minArgs: 1, maxArgs: 1},
 	FSignalName:  {name: "signal_name", minArgs: 1, maxArgs: 1},

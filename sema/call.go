@@ -252,7 +252,7 @@ func (c *checker) call(call *ast.Call) *Type {
 		return c.netCall(call, f)
 	case FBuf:
 		return c.buf(call)
-	case FPid, FTid, FStrlen, FStrerror, FSignalName, FSyscallName, FStrstr, FStrConcat, FMemcmp, FAssert:
+	case FPid, FTid, FComm, FStrlen, FStrerror, FSignalName, FSyscallName, FStrstr, FStrConcat, FMemcmp, FAssert:
 		return c.stdlibFunc(call, f)
 	case FFind, FOverride, FPath, FSignalThread, FUnwatch:
 		return c.stdlib2Func(call, f)

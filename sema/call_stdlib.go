@@ -123,8 +123,8 @@ func (c *checker) standsFor(call *ast.Call, x ast.Expr) *Type {
 	return c.expr(x)
 }
 
-// builtinCall checks a builtin variable called as a function: comm(),
-// pid(); and those that take a task: ppid(t), pcomm(t), leader_tid(t),
+// builtinCall checks a builtin variable called as a function, such as
+// cpu(); and those that take a task: ppid(t), pcomm(t), leader_tid(t),
 // leader_comm(t).
 func (c *checker) builtinCall(call *ast.Call, b Builtin) *Type {
 	args := call.Args
@@ -146,9 +146,6 @@ func (c *checker) builtinCall(call *ast.Call, b Builtin) *Type {
 		field = []string{"group_leader", "pid"}
 	case builtin.LeaderComm:
 		field = []string{"group_leader", "comm"}
-	case builtin.Comm:
-		c.errorf(call, "comm(pid) is not supported: it needs the bpf_task_from_pid kfunc, which iter probes have")
-		return nil
 	default:
 		c.errorf(call, "%s() takes no arguments", call.Name)
 		return nil
@@ -396,6 +393,8 @@ const StrerrorSize = 64
 func (c *checker) stdlibFunc(call *ast.Call, f Func) *Type {
 	args := call.Args
 	switch f {
+	case FComm:
+		return c.comm(call)
 	case FPid, FTid:
 		if len(args) == 1 {
 			id, ok := args[0].(*ast.Ident)

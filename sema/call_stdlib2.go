@@ -65,11 +65,48 @@ func (c *checker) compileTimeCall(call *ast.Call) *Type {
 		_, err := c.opts.Func(s.Value)
 		return c.standsFor(call, &ast.BoolLit{At: call.At, Value: err == nil})
 	}
-	// kfunc_allowed: the kernel refuses a program of the probe's type
-	// calling a kfunc that is not allowed in it, as bpftrace asks.
-	_, err := c.opts.Func(s.Value)
-	allowed := err == nil && kernel.KfuncAllowed(s.Value, c.prog.Probe.ProgramType())
-	return c.standsFor(call, &ast.BoolLit{At: call.At, Value: allowed})
+	return c.standsFor(call, &ast.BoolLit{At: call.At, Value: c.kfuncAllowed(s.Value)})
+}
+
+// kfuncAllowed reports whether the probe's program may call the kfunc
+// name: the kernel refuses a program of a type the kfunc is not allowed
+// in, as bpftrace asks it.
+func (c *checker) kfuncAllowed(name string) bool {
+	_, err := c.opts.Func(name)
+	return err == nil && kernel.KfuncAllowed(name, c.prog.Probe.ProgramType())
+}
+
+// TaskCommLen is the size of a task's comm, and of the string
+// comm(pid) gives.
+const TaskCommLen = 16
+
+// comm checks comm() and comm(pid). The latter needs the kfunc
+// bpf_task_from_pid, and records where a task keeps its comm.
+func (c *checker) comm(call *ast.Call) *Type {
+	if len(call.Args) == 0 {
+		return c.standsFor(call, &ast.Ident{At: call.At, Name: call.Name})
+	}
+	pid := call.Args[0]
+	if t := c.expr(pid); t.Kind != Int && t.Kind != Invalid {
+		c.errorf(pid, "Only integer supported for comm()'s pid")
+		return nil
+	}
+	if !c.kfuncAllowed("bpf_task_from_pid") {
+		c.errorf(call, "Syntax comm(PID) is not supported in this probe type yet. Type: %s", Probetype(&c.prog.Probe))
+		return nil
+	}
+	task, err := c.opts.KernelType("struct task_struct")
+	if err != nil {
+		c.errorf(call, "comm(pid) needs struct task_struct: %s", err)
+		return nil
+	}
+	_, off, ok := member(task, "comm")
+	if !ok {
+		c.errorf(call, "comm(pid) needs struct task_struct's comm, which this kernel's has not")
+		return nil
+	}
+	c.prog.Consts[call] = int64(off / 8)
+	return StringType(TaskCommLen)
 }
 
 // assertStr checks that x is string-like: a string, or an array of or a

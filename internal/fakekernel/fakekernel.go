@@ -138,6 +138,12 @@ func Func(name string) (*btf.Func, error) {
 			Params: []btf.FuncParam{{Name: "file", Type: &btf.Pointer{Target: file}}}}
 		return &btf.Func{Name: name, Type: proto, Linkage: btf.GlobalFunc}, nil
 	}
+	if name == "bpf_task_from_pid" { // the kfunc comm(pid) calls
+		task, _ := KernelType("struct task_struct")
+		proto := &btf.FuncProto{Return: &btf.Pointer{Target: task},
+			Params: []btf.FuncParam{{Name: "pid", Type: &btf.Int{Name: "s32", Size: 4, Encoding: btf.Signed}}}}
+		return &btf.Func{Name: name, Type: proto, Linkage: btf.GlobalFunc}, nil
+	}
 	if name != "vfs_read" && name != "vfs_write" {
 		return nil, fmt.Errorf("function %s is not in the kernel's BTF", name)
 	}
