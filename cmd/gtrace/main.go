@@ -34,6 +34,7 @@ const usage = `USAGE:
     gtrace prof [-d DURATION] [-f json] PROG_ID|NAME
     gtrace prof --dump PROG_ID
     gtrace bench overhead|attach [options]   (gtrace bench -h)
+    gtrace tools [NAME [FLAGS] [INTERVAL [COUNT]]]  (gtrace tools -h)
 
 OPTIONS:
     -e PROGRAM     the program to run
@@ -89,28 +90,33 @@ ENVIRONMENT:
 `
 
 func main() {
+	if name := linkedTool(); name != "" {
+		os.Exit(runTool(name, os.Args[1:], os.Stdout, os.Stderr))
+	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
 // options are the parsed command line.
 type options struct {
 	program, filename string
-	params            []string
-	named             []string // program options after --, without their dashes
-	list              bool
-	listVerbose       bool
-	listPattern       string
-	command           string
-	pid               int
-	format            string
-	outFile           string
-	quiet, verbose    bool
-	debug             debugStages
-	dryRun, unsafe    bool
-	noFusion          bool
-	stats             bool
-	includeDirs       []string
-	includes          []string
+	// source is the script of a tool, named filename.
+	source         []byte
+	params         []string
+	named          []string // program options after --, without their dashes
+	list           bool
+	listVerbose    bool
+	listPattern    string
+	command        string
+	pid            int
+	format         string
+	outFile        string
+	quiet, verbose bool
+	debug          debugStages
+	dryRun, unsafe bool
+	noFusion       bool
+	stats          bool
+	includeDirs    []string
+	includes       []string
 	// warnings (-k) reports failed helper calls at run time.
 	warnings bool
 	// buffering (-B) is "line", "full" or "none"; "" for the default.
@@ -129,6 +135,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if len(args) > 0 && args[0] == "prof" {
 		return prof(args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "tools" {
+		return toolsCmd(args[1:], stdout, stderr)
 	}
 	if len(args) > 0 && args[0] == "bench" {
 		return benchCmd(args[1:], stdout, stderr)
@@ -391,10 +400,12 @@ func (d *debugStages) parse(arg string) error {
 // readScript returns the script's name in messages and its text: the
 // -e program, the file, or stdin for "-".
 func readScript(o *options) (string, []byte, error) {
-	switch o.filename {
-	case "":
+	switch {
+	case o.source != nil:
+		return o.filename, o.source, nil
+	case o.filename == "":
 		return "stdin", []byte(o.program), nil
-	case "-":
+	case o.filename == "-":
 		src, err := io.ReadAll(os.Stdin)
 		return "stdin", src, err
 	}

@@ -1076,15 +1076,20 @@ func checkTcpdrop(t *testing.T, w *workload, r toolRun) []string {
 	return nil
 }
 
-// TestStorageToolsDryRun compiles gtrace's own storage tools and loads
-// them through this kernel's verifier; the VM tests run them on disks.
+// TestStorageToolsDryRun compiles gtrace's tools, and the storage
+// scripts the VM tests run, and loads them through this kernel's
+// verifier; the VM tests run them on disks.
 func TestStorageToolsDryRun(t *testing.T) {
 	testutils.RequireRoot(t)
-	tools, err := filepath.Glob("../../tools/storage/*.bt")
+	tools, err := filepath.Glob("../../tools/*/*.bt")
 	if err != nil || len(tools) == 0 {
-		t.Fatalf("no tools in ../../tools/storage: %v", err)
+		t.Fatalf("no tools in ../../tools: %v", err)
 	}
-	for _, tool := range tools {
+	scripts, err := filepath.Glob("../testdata/storage/*.bt")
+	if err != nil || len(scripts) == 0 {
+		t.Fatalf("no scripts in ../testdata/storage: %v", err)
+	}
+	for _, tool := range append(tools, scripts...) {
 		r := harness.Gtrace(t, "--dry-run", tool, "1")
 		if r.Code != 0 {
 			t.Errorf("%s: exit code %d, stderr:\n%s", tool, r.Code, r.Stderr)

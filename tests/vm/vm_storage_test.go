@@ -236,7 +236,7 @@ func TestVMStorage(t *testing.T) {
 		"/zns-check.bt": write("zns-check.bt", vmZNSCheckScript),
 	}
 	for _, tool := range []string{"bio_latency", "bio_max_latency", "rq_latency", "pagecache_pid"} {
-		files["/tools/"+tool+".bt"] = "../../tools/storage/" + tool + ".bt"
+		files["/tools/"+tool+".bt"] = "../testdata/storage/" + tool + ".bt"
 	}
 	var zoneReads, io4k, io64k []int
 	for _, zone := range slices.Sorted(maps.Keys(vmZoneReads)) {

@@ -1,0 +1,146 @@
+package tools
+
+import (
+	"embed"
+	"fmt"
+	"io/fs"
+	"path"
+	"slices"
+	"strings"
+)
+
+//go:embed */*.bt
+var scripts embed.FS
+
+// Tool is one tool: its script and what its first comment says.
+type Tool struct {
+	Name  string
+	Group string // the directory it is in: storage, nvme, ...
+	// Summary is the one line after the name; Description the
+	// paragraphs after it, and Examples the example command lines,
+	// each with its comment.
+	Summary     string
+	Description string
+	Examples    []string
+	Source      []byte
+	// Options are the program options the script reads with getopt().
+	Options []Option
+}
+
+// Groups are the tools' groups in the order they are listed, with their
+// titles.
+var Groups = []struct{ Dir, Title string }{
+	{"storage", "Storage"},
+	{"nvme", "NVMe/ZNS"},
+	{"cpu", "CPU"},
+	{"memory", "Memory"},
+	{"fs", "File systems"},
+	{"net", "Network"},
+	{"syscalls", "Syscalls"},
+}
+
+// All returns every tool, grouped in the order of Groups and by name
+// within a group.
+func All() ([]*Tool, error) {
+	paths, err := fs.Glob(scripts, "*/*.bt")
+	if err != nil {
+		return nil, err
+	}
+	var all []*Tool
+	for _, p := range paths {
+		src, err := scripts.ReadFile(p)
+		if err != nil {
+			return nil, err
+		}
+		t, err := parse(strings.TrimSuffix(path.Base(p), ".bt"), path.Dir(p), src)
+		if err != nil {
+			return nil, fmt.Errorf("tool %s: %w", p, err)
+		}
+		all = append(all, t)
+	}
+	order := func(t *Tool) int {
+		return slices.IndexFunc(Groups, func(g struct{ Dir, Title string }) bool { return g.Dir == t.Group })
+	}
+	slices.SortFunc(all, func(a, b *Tool) int {
+		if d := order(a) - order(b); d != 0 {
+			return d
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+	return all, nil
+}
+
+// Lookup finds the tool called name.
+func Lookup(name string) (*Tool, error) {
+	all, err := All()
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range all {
+		if t.Name == name {
+			return t, nil
+		}
+	}
+	return nil, fmt.Errorf("no tool is called %q: `gtrace tools` lists them", name)
+}
+
+// parse reads a tool's first comment and its getopt() options.
+func parse(name, group string, src []byte) (*Tool, error) {
+	if !slices.ContainsFunc(Groups, func(g struct{ Dir, Title string }) bool { return g.Dir == group }) {
+		return nil, fmt.Errorf("group %q is none of Groups", group)
+	}
+	t := &Tool{Name: name, Group: group, Source: src}
+	lines, err := headerLines(string(src))
+	if err != nil {
+		return nil, err
+	}
+	first, rest := lines[0], lines[1:]
+	summary, ok := strings.CutPrefix(first, name+" - ")
+	if !ok || summary == "" {
+		return nil, fmt.Errorf("the first comment starts %q, not %q", first, name+" - SUMMARY")
+	}
+	t.Summary = strings.TrimSuffix(summary, ".")
+	var desc []string
+	examples := false
+	for _, l := range rest {
+		switch {
+		case l == "EXAMPLES:":
+			examples = true
+		case examples && strings.TrimSpace(l) != "":
+			t.Examples = append(t.Examples, strings.TrimSpace(l))
+		case !examples:
+			desc = append(desc, l)
+		}
+	}
+	t.Description = strings.TrimSpace(strings.Join(desc, "\n"))
+	if len(t.Examples) == 0 {
+		return nil, fmt.Errorf("the first comment has no EXAMPLES")
+	}
+	if t.Options, err = options(name, src); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// headerLines are the lines of the script's first /* */ comment, without
+// their leading " * ".
+func headerLines(src string) ([]string, error) {
+	start := strings.Index(src, "/*")
+	end := strings.Index(src, "*/")
+	if start < 0 || end < start {
+		return nil, fmt.Errorf("no first comment")
+	}
+	var lines []string
+	for _, l := range strings.Split(src[start+2:end], "\n") {
+		l = strings.TrimRight(l, " \t")
+		l = strings.TrimPrefix(strings.TrimLeft(l, " \t"), "*")
+		lines = append(lines, strings.TrimPrefix(l, " "))
+	}
+	for len(lines) > 0 && lines[0] == "" {
+		lines = lines[1:]
+	}
+	if len(lines) == 0 {
+		return nil, fmt.Errorf("the first comment is empty")
+	}
+	return lines, nil
+}
