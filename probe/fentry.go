@@ -51,9 +51,14 @@ func parseFentry(kind Kind) func(parts []string, _ *Env) ([]Probe, error) {
 			return nil, fmt.Errorf("%s probe must have the form %s:[module:]function", name, name)
 		}
 		fn := strings.Join(parts, ":")
-		funcs, err := kernelFunctions(fn)
+		// A function the kernel lacks is missing, as missing_probes
+		// judges it, not a load that fails later.
+		funcs, err := kernel.ExpandFunctions(fn)
 		if err != nil {
 			return nil, err
+		}
+		if len(funcs) == 0 && !kernel.HasWildcard(fn) {
+			return nil, &MissingError{Provider: name, Target: fn, Reason: "function not found: " + fn}
 		}
 		probes := make([]Probe, 0, len(funcs))
 		for _, f := range funcs {

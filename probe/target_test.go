@@ -72,3 +72,19 @@ func TestParseRawTracepointWildcard(t *testing.T) {
 		t.Errorf("Parse(rawtracepoint:nonsense:sys_exit) error %v, want a MissingError", err)
 	}
 }
+
+// TestParseFentryMissing checks that fentry of a function the kernel
+// lacks is missing, as missing_probes judges it, and that one it has
+// parses.
+func TestParseFentryMissing(t *testing.T) {
+	if _, err := os.Stat("/proc/kallsyms"); err != nil {
+		testutils.Skip(t, "no /proc/kallsyms")
+	}
+	_, err := Parse("fentry:no_such_function_here")
+	if m, ok := err.(*MissingError); !ok || m.Message() != "No matches for fentry no_such_function_here." {
+		t.Errorf("Parse(fentry:no_such_function_here) error %v, want a MissingError", err)
+	}
+	if probes, err := Parse("fexit:vfs_read"); err != nil || len(probes) != 1 || probes[0].Name != "fexit:vfs_read" {
+		t.Errorf("Parse(fexit:vfs_read) = %v, %v; want the one probe", probes, err)
+	}
+}
