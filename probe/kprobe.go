@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"gtrace/lang/builtin"
+	"gtrace/lang/token"
 	"os"
 	"strconv"
 	"strings"
@@ -52,7 +53,7 @@ func parseKprobe(kind Kind) func(parts []string, _ *Env) ([]Probe, error) {
 		}
 		fn := strings.Join(parts, ":")
 		if fn[0] >= '0' && fn[0] <= '9' && kind == Kprobe {
-			addr, err := parseUint(fn)
+			addr, err := token.ParseInt(fn)
 			if err != nil {
 				return nil, fmt.Errorf("%s:%s: invalid address: %w", name, fn, err)
 			}

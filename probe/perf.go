@@ -3,6 +3,7 @@ package probe
 import (
 	"errors"
 	"fmt"
+	"gtrace/lang/token"
 	"math"
 	"os"
 	"strconv"
@@ -93,7 +94,7 @@ func timed(k Kind, name string) func([]string, *Env) ([]Probe, error) {
 		default:
 			return nil, fmt.Errorf("%s probe must have the form %s:UNIT:N or %s:NUNIT", name, name, name)
 		}
-		n, err := parseUint(num)
+		n, err := token.ParseInt(num)
 		if err != nil || n == 0 {
 			return nil, fmt.Errorf("%s probe: invalid rate %q", name, num)
 		}
@@ -127,7 +128,7 @@ func counted(k Kind, name string) func([]string, *Env) ([]Probe, error) {
 		}
 		p := Probe{Kind: k, Name: name + ":" + parts[0], Event: ev.Name, Period: ev.DefaultPeriod}
 		if len(parts) == 2 {
-			n, err := parseUint(parts[1])
+			n, err := token.ParseInt(parts[1])
 			if err != nil || n == 0 {
 				return nil, fmt.Errorf("%s probe: invalid count %q", name, parts[1])
 			}

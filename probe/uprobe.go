@@ -3,6 +3,7 @@ package probe
 import (
 	"fmt"
 	"gtrace/lang/builtin"
+	"gtrace/lang/token"
 	"sort"
 	"strconv"
 	"strings"
@@ -72,7 +73,7 @@ func parseUprobe(kind Kind) func(parts []string, env *Env) ([]Probe, error) {
 func uprobesIn(kind Kind, name, path, fn string, unsafe bool) ([]Probe, error) {
 	p := Probe{Kind: kind, Target: path, Unsafe: unsafe}
 	if fn[0] >= '0' && fn[0] <= '9' {
-		addr, err := parseUint(fn)
+		addr, err := token.ParseInt(fn)
 		if err != nil {
 			return nil, fmt.Errorf("%s:%s:%s: invalid address: %w", name, path, fn, err)
 		}
@@ -80,7 +81,7 @@ func uprobesIn(kind Kind, name, path, fn string, unsafe bool) ([]Probe, error) {
 		return []Probe{p}, nil
 	}
 	if f, off, ok := strings.Cut(fn, "+"); ok {
-		n, err := parseUint(off)
+		n, err := token.ParseInt(off)
 		if err != nil || kind == Uretprobe {
 			return nil, fmt.Errorf("%s:%s:%s: an offset must be a number, on a uprobe", name, path, fn)
 		}

@@ -3,6 +3,7 @@ package probe
 import (
 	"errors"
 	"fmt"
+	"gtrace/lang/token"
 	"os"
 	"slices"
 	"strconv"
@@ -44,11 +45,11 @@ func parseWatchpoint(parts []string, _ *Env) ([]Probe, error) {
 	if len(parts) != 3 {
 		return nil, fmt.Errorf("watchpoint probe type requires 3 arguments, found %d", len(parts))
 	}
-	addr, err := parseUint(parts[0])
+	addr, err := token.ParseInt(parts[0])
 	if err != nil {
 		return nil, fmt.Errorf("Invalid function/address argument: %w", err)
 	}
-	n, err := parseUint(parts[1])
+	n, err := token.ParseInt(parts[1])
 	if err != nil {
 		return nil, fmt.Errorf("Invalid length argument: %w", err)
 	}

@@ -22,7 +22,7 @@ func (p *parser) parseMapDecl() *ast.MapDecl {
 	d.Kind = p.lit
 	p.next()
 	p.expect(token.LPAREN)
-	n, err := parseInt(p.lit)
+	n, err := token.ParseInt(p.lit)
 	if p.tok != token.INT || err != nil || n == 0 || n > math.MaxUint32 {
 		p.errorAt(p.span, "syntax: expected positive integer for map declaration max entries")
 		panic(syntaxError{})

@@ -163,6 +163,7 @@ func TestExpressions(t *testing.T) {
 		{"true && false", "(true && false)"},
 		{"0x10 + 010 + 1_000 + 1e3 + 2us + 1ms", "(((((16 + 8) + 1000) + 1000) + 2000) + 1000000)"},
 		{"123UL + 0X10 + 7LLU + 1m + 1d", "((((123 + 16) + 7) + 60000000000) + 86400000000000)"},
+		{"0b101 + 0B1_0", "(5 + 2)"},
 		{"sizeof(struct task_struct)", "sizeof(type struct task_struct)"},
 		{"sizeof(uint32)", "sizeof(type uint32)"},
 		{"sizeof($x)", "sizeof($x)"},

@@ -342,7 +342,8 @@ func (s *Scanner) scanOperator(c byte) token.Kind {
 	return token.ILLEGAL
 }
 
-// scanNumber reads an integer literal as bpftrace does: hex (0x...), or
+// scanNumber reads an integer literal as bpftrace does: hex (0x...),
+// binary (0b...), or
 // decimal with an optional exponent (1e6), '_' separators, and an optional
 // suffix: u, l, ul, ull, ll, lu, llu in either case, or a time unit ns,
 // us, ms, s, m, h, d. The
@@ -352,6 +353,10 @@ func (s *Scanner) scanNumber() {
 	if s.peek(0) == '0' && (s.peek(1) == 'x' || s.peek(1) == 'X') {
 		s.off += 2
 		s.digits(isHex)
+		s.trailingUnderscore(begin)
+	} else if s.peek(0) == '0' && (s.peek(1) == 'b' || s.peek(1) == 'B') {
+		s.off += 2
+		s.digits(func(c byte) bool { return c == '0' || c == '1' })
 		s.trailingUnderscore(begin)
 	} else {
 		s.digits(isDigit)

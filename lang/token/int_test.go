@@ -1,8 +1,8 @@
-package probe
+package token
 
 import "testing"
 
-func TestParseUint(t *testing.T) {
+func TestParseInt(t *testing.T) {
 	tests := []struct {
 		text string
 		want uint64
@@ -28,15 +28,15 @@ func TestParseUint(t *testing.T) {
 		{"4294967296u", 0, "overflow error, maximum value is 4294967295: 4294967296u"},
 	}
 	for _, tt := range tests {
-		got, err := parseUint(tt.text)
+		got, err := ParseInt(tt.text)
 		if tt.err != "" {
 			if err == nil || err.Error() != tt.err {
-				t.Errorf("parseUint(%q) = %d, %v; want error %q", tt.text, got, err, tt.err)
+				t.Errorf("ParseInt(%q) = %d, %v; want error %q", tt.text, got, err, tt.err)
 			}
 			continue
 		}
 		if err != nil || got != tt.want {
-			t.Errorf("parseUint(%q) = %d, %v; want %d", tt.text, got, err, tt.want)
+			t.Errorf("ParseInt(%q) = %d, %v; want %d", tt.text, got, err, tt.want)
 		}
 	}
 }
