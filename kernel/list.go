@@ -120,6 +120,23 @@ func MatchAll(pattern string, all []string) []string {
 // from btf_trace_* typedefs because their parameters have names.
 var rawTracePrefixes = []string{"__probestub_", "__traceiter_"}
 
+// VmlinuxRawTracepoint reports whether vmlinux has the raw tracepoint
+// name: a lookup of its generated functions by name, which decodes a few
+// types where RawTracepoints decodes every one.
+func VmlinuxRawTracepoint(name string) bool {
+	spec, err := vmlinux()
+	if err != nil {
+		return false
+	}
+	for _, prefix := range rawTracePrefixes {
+		var fn *btf.Func
+		if spec.TypeByName(prefix+name, &fn) == nil {
+			return true
+		}
+	}
+	return false
+}
+
 // RawTracepoints maps "module:name" of every raw tracepoint in vmlinux
 // and module BTF to its arguments, as -lv shows them. Without kernel BTF
 // there are none.

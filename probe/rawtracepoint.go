@@ -80,6 +80,11 @@ func rawTracepoints(module, name string) ([]string, error) {
 		}
 		return []string{name}, nil
 	}
+	// Most scripts name one tracepoint of vmlinux: found by name, it
+	// spares decoding all of the kernel's BTF.
+	if (module == "*" || module == "vmlinux") && !kernel.HasWildcard(name) && kernel.VmlinuxRawTracepoint(name) {
+		return []string{name}, nil
+	}
 	found, err := List("rawtracepoint:"+module+":"+name, ListOptions{})
 	if err != nil {
 		return nil, err
