@@ -48,13 +48,9 @@ func All() ([]*Tool, error) {
 	}
 	var all []*Tool
 	for _, p := range paths {
-		src, err := scripts.ReadFile(p)
+		t, err := load(p)
 		if err != nil {
 			return nil, err
-		}
-		t, err := parse(strings.TrimSuffix(path.Base(p), ".bt"), path.Dir(p), src)
-		if err != nil {
-			return nil, fmt.Errorf("tool %s: %w", p, err)
 		}
 		all = append(all, t)
 	}
@@ -70,18 +66,26 @@ func All() ([]*Tool, error) {
 	return all, nil
 }
 
-// Lookup finds the tool called name.
+// Lookup finds the tool called name, reading its script alone.
 func Lookup(name string) (*Tool, error) {
-	all, err := All()
+	paths, err := fs.Glob(scripts, "*/"+name+".bt")
+	if err != nil || len(paths) == 0 || strings.ContainsAny(name, "*?[/") {
+		return nil, fmt.Errorf("no tool is called %q: `gtrace tools` lists them", name)
+	}
+	return load(paths[0])
+}
+
+// load reads the tool at path, GROUP/NAME.bt.
+func load(p string) (*Tool, error) {
+	src, err := scripts.ReadFile(p)
 	if err != nil {
 		return nil, err
 	}
-	for _, t := range all {
-		if t.Name == name {
-			return t, nil
-		}
+	t, err := parse(strings.TrimSuffix(path.Base(p), ".bt"), path.Dir(p), src)
+	if err != nil {
+		return nil, fmt.Errorf("tool %s: %w", p, err)
 	}
-	return nil, fmt.Errorf("no tool is called %q: `gtrace tools` lists them", name)
+	return t, nil
 }
 
 // parse reads a tool's first comment and its getopt() options.

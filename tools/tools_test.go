@@ -2,6 +2,7 @@ package tools
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"reflect"
 	"strings"
@@ -157,5 +158,17 @@ func TestREADME(t *testing.T) {
 	}
 	if listed != b.String() {
 		t.Errorf("README.md's list of tools is not gtrace tools --markdown's; want:\n%s", b.String())
+	}
+}
+
+// TestLookup finds a tool by name, and no tool for a pattern or a path.
+func TestLookup(t *testing.T) {
+	if tool, err := Lookup("biolatency"); err != nil || tool.Name != "biolatency" || tool.Group != "storage" {
+		t.Errorf("Lookup(biolatency) = %+v, %v", tool, err)
+	}
+	for _, name := range []string{"nope", "bio*", "storage/biolatency", ""} {
+		if _, err := Lookup(name); err == nil || err.Error() != fmt.Sprintf("no tool is called %q: `gtrace tools` lists them", name) {
+			t.Errorf("Lookup(%q) error %v, want none found", name, err)
+		}
 	}
 }
