@@ -139,29 +139,16 @@ var (
 	vmPassthroughResets = []int{73728, 16384}
 )
 
-// vmBlockIO is the conventional namespace's I/O: direct reads of 4096 bytes
-// and of 65536 bytes, by sector.
-var vmBlockIO = map[int]int{0: 4096, 8: 4096, 16: 4096, 24: 4096, 2048: 65536, 2176: 65536}
-
 // vmPagecachePages is the size, in pages, of the file that the page-cache
 // section reads: no more than the 12 blocks of 4096 bytes that an ext2
 // inode addresses directly, so that reading it reads no indirect block
 // through the page cache.
 const vmPagecachePages = 12
 
-// vmStorageScript is the guest's shell script. $ZREADS, $NRESETS,
-// $PRESETS, $BLOCKIO4K and $BLOCKIO64K hold the sectors of the I/O above,
-// $PAGES is vmPagecachePages.
+// vmStorageScript is the guest's shell script. $ZREADS, $NRESETS and
+// $PRESETS hold the sectors of the I/O above, $PAGES is vmPagecachePages.
 const vmStorageScript = `
 ` + vmShellFuncs + `
-# stop NAME PID sends SIGINT to the gtrace PID, waits for it and prints
-# its output, in /tmp/NAME.out and /tmp/NAME.err, as section NAME.
-stop() {
-	kill -INT $2
-	wait $2
-	emit $1 $? /tmp/$1.out /tmp/$1.err
-}
-
 # The zoned namespace, traced by the wiki's script and by the check.
 /gtrace /zns.bt >/tmp/zns.out 2>/tmp/zns.err &
 zns=$!
@@ -175,12 +162,6 @@ section zns-io sh -c "
 	/blkio nvme-reset /dev/ng0n2 $PRESETS"
 stop zns $zns
 stop zns-check $check
-
-# The conventional namespace, traced by the tools of the tutorial.
-printf '/blkio read /dev/nvme0n1 4096 %s\n/blkio read /dev/nvme0n1 65536 %s\n' "$BLOCKIO4K" "$BLOCKIO64K" >/tmp/blockio
-for tool in bio_latency bio_max_latency rq_latency; do
-	section $tool /gtrace /tools/$tool.bt -c "sh /tmp/blockio"
-done
 
 # A file on ext2, read twice: after the caches are dropped, and again.
 mkdir /mnt
@@ -235,27 +216,16 @@ func TestVMStorage(t *testing.T) {
 		"/zns.bt":       write("zns.bt", vmZNSScript),
 		"/zns-check.bt": write("zns-check.bt", vmZNSCheckScript),
 	}
-	for _, tool := range []string{"bio_latency", "bio_max_latency", "rq_latency", "pagecache_pid"} {
-		files["/tools/"+tool+".bt"] = "../testdata/storage/" + tool + ".bt"
-	}
-	var zoneReads, io4k, io64k []int
+	files["/tools/pagecache_pid.bt"] = "../testdata/storage/pagecache_pid.bt"
+	var zoneReads []int
 	for _, zone := range slices.Sorted(maps.Keys(vmZoneReads)) {
 		zoneReads = append(zoneReads, vmZoneReads[zone]...)
 	}
-	for _, sector := range slices.Sorted(maps.Keys(vmBlockIO)) {
-		if vmBlockIO[sector] == 4096 {
-			io4k = append(io4k, sector)
-		} else {
-			io64k = append(io64k, sector)
-		}
-	}
 	env := map[string]string{
-		"ZREADS":     sectorList(zoneReads),
-		"NRESETS":    sectorList(vmNormalResets),
-		"PRESETS":    sectorList(vmPassthroughResets),
-		"BLOCKIO4K":  sectorList(io4k),
-		"BLOCKIO64K": sectorList(io64k),
-		"PAGES":      strconv.Itoa(vmPagecachePages),
+		"ZREADS":  sectorList(zoneReads),
+		"NRESETS": sectorList(vmNormalResets),
+		"PRESETS": sectorList(vmPassthroughResets),
+		"PAGES":   strconv.Itoa(vmPagecachePages),
 	}
 
 	for _, k := range vmtest.Kernels {
@@ -289,15 +259,6 @@ func TestVMStorage(t *testing.T) {
 			})
 			t.Run("zns-check", func(t *testing.T) {
 				checkZNSCheck(t, section(t, "zns-check").stdout)
-			})
-			t.Run("bio_latency", func(t *testing.T) {
-				checkIOLines(t, section(t, "bio_latency").stdout)
-			})
-			t.Run("rq_latency", func(t *testing.T) {
-				checkIOLines(t, section(t, "rq_latency").stdout)
-			})
-			t.Run("bio_max_latency", func(t *testing.T) {
-				checkMaxLatency(t, section(t, "bio_max_latency").stdout)
 			})
 			t.Run("pagecache_pid", func(t *testing.T) {
 				for _, c := range []struct {
@@ -433,93 +394,5 @@ func checkZNSCheck(t *testing.T, out string) {
 	}
 	if !maps.Equal(got, latencies) {
 		t.Errorf("reset latencies by zone: %v, want %v", got, latencies)
-	}
-}
-
-// vmIOLine is a line of bio_latency.bt and rq_latency.bt.
-var vmIOLine = regexp.MustCompile(`^(\S+) +(\d+) +(\d+) +(\d+)$`)
-
-// checkIOLines checks the lines of bio_latency.bt or rq_latency.bt: one
-// for each I/O of vmBlockIO, with its sector and size and a latency, and
-// a histogram of as many latencies.
-func checkIOLines(t *testing.T, out string) {
-	if !strings.Contains(out, "DISK             SECTOR    BYTES      LAT(ns)\n") {
-		t.Error("no header line")
-	}
-	got := map[int]int{}
-	for _, line := range strings.Split(out, "\n") {
-		m := vmIOLine.FindStringSubmatch(line)
-		if m == nil {
-			continue
-		}
-		sector, _ := strconv.Atoi(m[2])
-		bytes, _ := strconv.Atoi(m[3])
-		ns, _ := strconv.Atoi(m[4])
-		if m[1] != "nvme0n1" || got[sector] != 0 || ns <= 0 || ns > int(10*time.Second) {
-			t.Errorf("line %q: want one line for each I/O to nvme0n1 and a latency", line)
-		}
-		got[sector] = bytes
-	}
-	if !maps.Equal(got, vmBlockIO) {
-		t.Errorf("I/O by sector: got %v, want %v", got, vmBlockIO)
-	}
-	total := 0
-	for _, n := range vmHist(out, "@latency_ns:") {
-		total += n
-	}
-	if total != len(vmBlockIO) {
-		t.Errorf("@latency_ns holds %d latencies, want %d", total, len(vmBlockIO))
-	}
-}
-
-// checkMaxLatency checks bio_max_latency.bt: the bio with the maximum
-// latency is one of vmBlockIO, and its stack is the pread64 system call
-// of blkio, reading the block device directly.
-func checkMaxLatency(t *testing.T, out string) {
-	var bios, maxNs, maxSector int
-	var disk string
-	for _, line := range strings.Split(out, "\n") {
-		name, value, ok := strings.Cut(line, ": ")
-		if !ok {
-			continue
-		}
-		switch name {
-		case "@bios":
-			bios, _ = strconv.Atoi(value)
-		case "@max_latency_ns":
-			maxNs, _ = strconv.Atoi(value)
-		case "@max_sector":
-			maxSector, _ = strconv.Atoi(value)
-		case "@max_disk":
-			disk = value
-		}
-	}
-	if bios != len(vmBlockIO) {
-		t.Errorf("@bios = %d, want %d", bios, len(vmBlockIO))
-	}
-	if _, ok := vmBlockIO[maxSector]; !ok || disk != "nvme0n1" {
-		t.Errorf("@max_disk %q, @max_sector %d: want a sector of %v on nvme0n1", disk, maxSector, vmBlockIO)
-	}
-	if maxNs <= 0 || maxNs > int(10*time.Second) {
-		t.Errorf("@max_latency_ns = %d", maxNs)
-	}
-	_, stack, ok := strings.Cut(out, "@max_stack: \n")
-	if !ok {
-		t.Fatal("no @max_stack")
-	}
-	var frames []string
-	for _, line := range strings.Split(stack, "\n") {
-		if !strings.HasPrefix(line, "        ") {
-			break
-		}
-		frames = append(frames, strings.TrimSpace(line))
-	}
-	has := func(prefix string) bool {
-		return slices.ContainsFunc(frames, func(f string) bool { return strings.HasPrefix(f, prefix) })
-	}
-	if len(frames) < 4 || !strings.HasPrefix(frames[0], "submit_bio+") ||
-		!has("blkdev_read_iter+") || !has("__x64_sys_pread64+") ||
-		!strings.HasPrefix(frames[len(frames)-1], "entry_SYSCALL_64") {
-		t.Errorf("@max_stack %q: want submit_bio, ..., blkdev_read_iter, ..., __x64_sys_pread64, ..., entry_SYSCALL_64*", frames)
 	}
 }

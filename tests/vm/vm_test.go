@@ -174,6 +174,14 @@ section() {
 	emit "$name" $? /tmp/out /tmp/err
 }
 
+# stop NAME PID sends SIGINT to the gtrace PID, waits for it and prints
+# its output, in /tmp/NAME.out and /tmp/NAME.err, as section NAME.
+stop() {
+	kill -INT $2
+	wait $2
+	emit $1 $? /tmp/$1.out /tmp/$1.err
+}
+
 # wait_for TEST MESSAGE runs the shell test TEST every 0.1 s until it
 # holds, for at most 60 s, then says MESSAGE.
 wait_for() {

@@ -1,4 +1,5 @@
-// Command blkio issues the block I/O that tests/vm/vm_storage_test.go traces
+// Command blkio issues the block I/O that tests/vm/vm_storage_test.go and
+// vm_biotools_test.go trace
 // in a vmtest guest, whose busybox has no tool for these ioctls. The test
 // builds it with CGO_ENABLED=0, so that it runs in the guest's initramfs.
 //
@@ -14,6 +15,11 @@
 //	                                  SIGUSR1, read FILE to its end in
 //	                                  reads of 4096 bytes, print "read N"
 //	                                  and exit at the next SIGUSR1
+//	blkio dm-delay NAME DEV SECTOR N MS
+//	                                  create the device-mapper device NAME:
+//	                                  DEV, but reads and writes of its N
+//	                                  sectors at SECTOR wait MS ms first
+//	                                  (dm-delay), for an I/O of known slowness
 //
 // Sectors are 512 bytes, the namespaces' logical block size, so a sector
 // number is also the NVMe LBA.
@@ -70,7 +76,7 @@ type nvmePassthruCmd struct {
 
 func main() {
 	if len(os.Args) < 3 {
-		fail(errors.New("usage: blkio read|reset|nvme-reset|read-on-signal ARGS..."))
+		fail(errors.New("usage: blkio read|reset|nvme-reset|read-on-signal|dm-delay ARGS..."))
 	}
 	cmd, args := os.Args[1], os.Args[2:]
 	var err error
@@ -83,6 +89,8 @@ func main() {
 		err = nvmeReset(args[0], sectors(args[1:]))
 	case "read-on-signal":
 		err = readOnSignal(args[0])
+	case "dm-delay":
+		err = dmDelay(args)
 	default:
 		err = fmt.Errorf("unknown command %q", cmd)
 	}
@@ -232,4 +240,88 @@ func readOnSignal(name string) error {
 	fmt.Println("read", total)
 	<-sig
 	return nil
+}
+
+// dmTarget is a line of a device-mapper table: Length sectors from Start
+// mapped by the target Kind with its parameters.
+type dmTarget struct {
+	Start, Length uint64
+	Kind, Params  string
+}
+
+// dmDelay creates the device-mapper device args[0] over the device
+// args[1], linear but for args[3] sectors at sector args[2], which
+// dm-delay holds back args[4] ms. The kernel takes the table through
+// ioctls on /dev/mapper/control, as dmsetup does.
+func dmDelay(args []string) error {
+	if len(args) != 5 {
+		return errors.New("dm-delay NAME DEV SECTOR N MS")
+	}
+	name, dev, n := args[0], args[1], sectors(args[2:])
+	start, count, ms := n[0], n[1], n[2]
+	fd, err := unix.Open(dev, unix.O_RDONLY, 0)
+	if err != nil {
+		return fmt.Errorf("%s: %w", dev, err)
+	}
+	var size uint64
+	err = ioctl(fd, unix.BLKGETSIZE64, unsafe.Pointer(&size))
+	var st unix.Stat_t
+	if err == nil {
+		err = unix.Fstat(fd, &st)
+	}
+	unix.Close(fd)
+	if err != nil {
+		return fmt.Errorf("%s: %w", dev, err)
+	}
+	devno := fmt.Sprintf("%d:%d", unix.Major(st.Rdev), unix.Minor(st.Rdev))
+	end := start + count
+	table := []dmTarget{
+		{0, start, "linear", devno + " 0"},
+		{start, count, "delay", fmt.Sprintf("%s %d %d", devno, start, ms)},
+		{end, size/512 - end, "linear", fmt.Sprintf("%s %d", devno, end)},
+	}
+	ctl, err := unix.Open("/dev/mapper/control", unix.O_RDWR, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(ctl)
+	if err := dmIoctl(ctl, unix.DM_DEV_CREATE, name, nil); err != nil {
+		return fmt.Errorf("DM_DEV_CREATE %s: %w", name, err)
+	}
+	if err := dmIoctl(ctl, unix.DM_TABLE_LOAD, name, table); err != nil {
+		return fmt.Errorf("DM_TABLE_LOAD %s: %w", name, err)
+	}
+	// Resuming a device puts its loaded table in place.
+	if err := dmIoctl(ctl, unix.DM_DEV_SUSPEND, name, nil); err != nil {
+		return fmt.Errorf("resuming %s: %w", name, err)
+	}
+	return nil
+}
+
+// dmIoctl makes the device-mapper request req of the device name: a
+// struct dm_ioctl followed by the targets, each a struct dm_target_spec
+// and its parameters, to the next 8-byte boundary.
+func dmIoctl(ctl int, req uintptr, name string, targets []dmTarget) error {
+	var specs []byte
+	for _, t := range targets {
+		n := (unix.SizeofDmTargetSpec + len(t.Params) + 1 + 7) &^ 7
+		spec := unix.DmTargetSpec{Sector_start: t.Start, Length: t.Length, Next: uint32(n)}
+		copy(spec.Target_type[:], t.Kind)
+		b := make([]byte, n)
+		copy(b, unsafe.Slice((*byte)(unsafe.Pointer(&spec)), unix.SizeofDmTargetSpec))
+		copy(b[unix.SizeofDmTargetSpec:], t.Params)
+		specs = append(specs, b...)
+	}
+	// Words, for the alignment of struct dm_ioctl.
+	words := make([]uint64, (unix.SizeofDmIoctl+len(specs)+7)/8)
+	buf := unsafe.Slice((*byte)(unsafe.Pointer(&words[0])), len(words)*8)
+	hdr := (*unix.DmIoctl)(unsafe.Pointer(&words[0]))
+	// Version 4.0.0: any kernel's device-mapper takes it.
+	hdr.Version = [3]uint32{unix.DM_VERSION_MAJOR, 0, 0}
+	hdr.Data_size = uint32(len(buf))
+	hdr.Data_start = unix.SizeofDmIoctl
+	hdr.Target_count = uint32(len(targets))
+	copy(hdr.Name[:], name)
+	copy(buf[unix.SizeofDmIoctl:], specs)
+	return ioctl(ctl, req, unsafe.Pointer(&words[0]))
 }
