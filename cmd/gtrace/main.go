@@ -125,8 +125,10 @@ type options struct {
 	emitELF     string
 	noFeature   map[string]bool
 	mode        string // --mode: "bench", "test" or ""
-	noWarnings  bool
-	debugDirs   []string
+	// flameGraph and pprofFile are the files of the stack outputs.
+	flameGraph, pprofFile string
+	noWarnings            bool
+	debugDirs             []string
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -240,9 +242,15 @@ func parseArgs(args []string) (*options, error) {
 			}
 		case a == "-f":
 			o.format, err = value()
-			if err == nil && o.format != "text" && o.format != "json" {
-				err = plainError{fmt.Errorf("Invalid output format %q\nValid formats: 'text', 'json'", o.format)}
+			if err == nil && o.format != "text" && o.format != "json" && o.format != "folded" {
+				err = plainError{fmt.Errorf("Invalid output format %q\nValid formats: 'text', 'json', 'folded'", o.format)}
 			}
+		case a == "--flamegraph":
+			if o.flameGraph, err = value(); err == nil {
+				err = flameGraphExt(o.flameGraph)
+			}
+		case a == "--pprof":
+			o.pprofFile, err = value()
 		case a == "-o" || a == "--output":
 			o.outFile, err = value()
 		case a == "-q" || a == "--quiet":
@@ -487,6 +495,9 @@ func trace(o *options, stdout, stderr io.Writer) error {
 	if o.emitELF != "" {
 		return writeELF(o.emitELF, prog.Output)
 	}
+	if err := checkStackMaps(o, prog.Output); err != nil {
+		return err
+	}
 	w := stdout
 	if o.outFile != "" {
 		f, err := os.Create(o.outFile)
@@ -499,8 +510,21 @@ func trace(o *options, stdout, stderr io.Writer) error {
 	bw, flushIdle, flush := bufferedOutput(w, o.buffering)
 	defer flush()
 	var printer output.Printer = output.NewText(bw, stderr)
-	if o.format == "json" {
+	switch o.format {
+	case "json":
 		printer = output.NewJSON(bw)
+	case "folded":
+		printer = output.NewFolded(bw, stderr)
+	}
+	var files *stackFiles
+	var stacks *output.StackRecorder
+	if o.flameGraph != "" || o.pprofFile != "" {
+		if files, err = createStackFiles(o); err != nil {
+			return err
+		}
+		defer files.close()
+		stacks = output.NewStackRecorder(printer)
+		printer = stacks
 	}
 	ropts := &runtime.Options{Printer: printer, Stderr: stderr, Verbose: o.verbose,
 		MissingProbes: prog.Info.Config.MissingProbes,
@@ -525,6 +549,11 @@ func trace(o *options, stdout, stderr io.Writer) error {
 	code, err := runtime.Run(prog.Output, ropts)
 	if err != nil {
 		return rendered(stderr, prog.Locate(err))
+	}
+	if files != nil {
+		if err := files.write(stacks.Maps(), stderr); err != nil {
+			return err
+		}
 	}
 	if code != 0 {
 		return exitCode(code)
