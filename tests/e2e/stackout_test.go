@@ -190,3 +190,28 @@ func flameGraphInBrowser(t *testing.T, path string) {
 		t.Errorf("after Reset Zoom the frame's width is %v, want %v", got, before)
 	}
 }
+
+// TestStackOutputsErrors checks that stack outputs a program cannot give
+// fail before anything is attached, with a message.
+func TestStackOutputsErrors(t *testing.T) {
+	testutils.RequireRoot(t)
+	dir := t.TempDir()
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--pprof", filepath.Join(dir, "p.pb.gz"), "-e", `profile:hz:99 { @[kstack] = hist(1); }`},
+			"ERROR: map @ is keyed by a stack but holds hist() values: folded stacks, flame graphs and pprof profiles need count(), sum() or integer values\n"},
+		{[]string{"-f", "folded", "-e", `BEGIN { @s[ustack] = "x"; exit(); }`}, "ERROR: map @s is keyed by a stack but holds string"},
+		{[]string{"--flamegraph", filepath.Join(dir, "f.svg"), "-e", `BEGIN { @x[pid] = count(); exit(); }`},
+			"ERROR: --flamegraph and --pprof need a map keyed by a stack (kstack or ustack), and the program has none\n"},
+		{[]string{"--pprof", filepath.Join(dir, "no", "p.pb.gz"), "-e", `profile:hz:99 { @[kstack] = count(); }`},
+			"ERROR: --pprof: open " + filepath.Join(dir, "no", "p.pb.gz") + ": no such file or directory\n"},
+	}
+	for _, tt := range tests {
+		r := harness.Gtrace(t, tt.args...)
+		if r.Code != 1 || !strings.HasPrefix(r.Stderr, tt.want) {
+			t.Errorf("gtrace %q: exit code %d, stderr %q; want 1 and %q", tt.args, r.Code, r.Stderr, tt.want)
+		}
+	}
+}
