@@ -6,8 +6,8 @@
 // Each node is a rectangle as wide as its share of the total, children
 // sorted by name above their parent, the root at the bottom. Frames
 // narrower than a tenth of a pixel are left out, as flamegraph.pl does.
-// The colors say where a frame comes from: warm reds and yellows for
-// user code, orange for the kernel, grey for the key's other parts and
+// The colors say where a frame comes from: reds for user code, oranges
+// for the kernel, grey for the key's other parts and
 // the user/kernel delimiter; a frame's shade is a hash of its name, so
 // one function has one color wherever it is.
 //

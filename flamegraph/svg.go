@@ -128,11 +128,11 @@ func color(f Frame) string {
 	h := fnv.New32a()
 	h.Write([]byte(f.Name))
 	sum := h.Sum32()
-	v1, v2, v3 := float64(sum&0xff)/255, float64(sum>>8&0xff)/255, float64(sum>>16&0xff)/255
+	v1, v3 := float64(sum&0xff)/255, float64(sum>>16&0xff)/255
 	var r, g, b float64
 	switch f.Kind {
-	case User: // flamegraph.pl's "hot"
-		r, g, b = 205+50*v3, 230*v1, 55*v2
+	case User: // flamegraph.pl's "red", for user code
+		r, g, b = 200+55*v1, 50+80*v1, 50+80*v1
 	case Kernel: // orange
 		r, g, b = 190+65*v3, 90+65*v1, 0
 	default: // grey
