@@ -48,7 +48,15 @@ OPTIONS:
     --include FILE include FILE before the program
     --debuginfo DIR[:DIR]
                    search DIR for the debug files of stripped binaries
-    -f FORMAT      output format: text (default) or json
+    -f FORMAT      output format: text (default), json, or folded: maps keyed
+                   by a stack as folded stacks, "main;foo;bar 123" a line
+                   (root first: the key's other parts as one frame, user
+                   frames, "-", kernel frames); all else as text
+    --flamegraph FILE
+                   at exit, also draw the maps keyed by a stack as an
+                   interactive flame graph: FILE.svg or FILE.html
+    --pprof FILE   at exit, also write the maps keyed by a stack as a pprof
+                   profile, for go tool pprof
     -o, --output FILE
                    write output to FILE
     -B MODE        output buffering: line, full or none
