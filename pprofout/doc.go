@@ -8,7 +8,8 @@
 // frames are in the mapping "[kernel.kallsyms]", user frames in a
 // mapping per binary ("[unknown]" where no symbol covers the address).
 // The mappings say their functions are known, so pprof does not try to
-// symbolize them again.
+// symbolize them again. The first mapping, which pprof reports as the
+// profile's binary, is the user binary of the most locations.
 //
 // Each map is a sample type named after it: unit "count" for count(),
 // "units" for sum() and integers, whose unit only the program knows. A

@@ -1,8 +1,10 @@
 package pprofout
 
 import (
+	"cmp"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"time"
 
@@ -32,10 +34,11 @@ func Write(w io.Writer, maps []*output.StackMap, now time.Time) error {
 // Profile builds the profile of maps, taken at now.
 func Profile(maps []*output.StackMap, now time.Time) (*profile.Profile, error) {
 	b := &builder{
-		p:         &profile.Profile{TimeNanos: now.UnixNano()},
-		mappings:  map[mappingKey]*profile.Mapping{},
-		functions: map[string]*profile.Function{},
-		locations: map[locationKey]*profile.Location{},
+		p:           &profile.Profile{TimeNanos: now.UnixNano()},
+		mappings:    map[mappingKey]*profile.Mapping{},
+		mappingLocs: map[*profile.Mapping]int{},
+		functions:   map[string]*profile.Function{},
+		locations:   map[locationKey]*profile.Location{},
 	}
 	for i, sm := range maps {
 		unit := "units"
@@ -54,6 +57,7 @@ func Profile(maps []*output.StackMap, now time.Time) (*profile.Profile, error) {
 	if len(maps) > 0 {
 		b.p.DefaultSampleType = maps[0].Name
 	}
+	b.sortMappings()
 	if err := b.p.CheckValid(); err != nil {
 		return nil, fmt.Errorf("build pprof profile: %w", err)
 	}
@@ -77,10 +81,12 @@ type locationKey struct {
 }
 
 type builder struct {
-	p         *profile.Profile
-	mappings  map[mappingKey]*profile.Mapping
-	functions map[string]*profile.Function
-	locations map[locationKey]*profile.Location
+	p        *profile.Profile
+	mappings map[mappingKey]*profile.Mapping
+	// mappingLocs counts each mapping's locations.
+	mappingLocs map[*profile.Mapping]int
+	functions   map[string]*profile.Function
+	locations   map[locationKey]*profile.Location
 }
 
 // stack returns the locations of frames, which come root first,
@@ -123,6 +129,7 @@ func (b *builder) location(frames []output.Frame) *profile.Location {
 		loc.Line = append(loc.Line, profile.Line{Function: b.function(frames[i].Func)})
 	}
 	b.locations[key] = loc
+	b.mappingLocs[loc.Mapping]++
 	b.p.Location = append(b.p.Location, loc)
 	return loc
 }
@@ -141,6 +148,28 @@ func (b *builder) mapping(mk mappingKey, addr uint64) *profile.Mapping {
 	}
 	m.Start, m.Limit = min(m.Start, addr), max(m.Limit, addr+1)
 	return m
+}
+
+// sortMappings puts first the mapping pprof takes for the program's
+// binary, which it names in its reports: the user binary of the most
+// locations, then the other user binaries, then the unknown and the
+// kernel's.
+func (b *builder) sortMappings() {
+	rank := func(m *profile.Mapping) int {
+		switch m.File {
+		case unknownFile:
+			return 1
+		case kernelFile:
+			return 2
+		}
+		return 0
+	}
+	slices.SortStableFunc(b.p.Mapping, func(x, y *profile.Mapping) int {
+		return cmp.Or(cmp.Compare(rank(x), rank(y)), cmp.Compare(b.mappingLocs[y], b.mappingLocs[x]))
+	})
+	for i, m := range b.p.Mapping {
+		m.ID = uint64(i + 1)
+	}
 }
 
 func (b *builder) function(name string) *profile.Function {

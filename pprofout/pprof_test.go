@@ -93,6 +93,9 @@ func TestProfile(t *testing.T) {
 	}
 	// One location per address, shared by the samples; the mappings
 	// cover their addresses and need no symbolization.
+	if p.Mapping[0].File != "/bin/loop" {
+		t.Errorf("the first mapping, pprof's binary, is %s, want /bin/loop", p.Mapping[0].File)
+	}
 	if len(p.Location) != 5 {
 		t.Errorf("got %d locations, want 5", len(p.Location))
 	}
