@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -61,18 +62,17 @@ func checkStackMaps(o *options, out *codegen.Output) error {
 	return nil
 }
 
-// hasStackKey says whether a key type holds a stack.
+// hasStackKey says whether a key type holds a stack as one of its
+// parts, as output.StackSamples finds them: the key itself, or an
+// element of a key of several parts. A stack nested deeper, or in a
+// record, is part of a key that prints as text.
 func hasStackKey(t *sema.Type) bool {
-	if t == nil {
-		return false
+	isStack := func(t *sema.Type) bool { return t.Kind == sema.KStack || t.Kind == sema.UStack }
+	if t == nil || isStack(t) {
+		return t != nil
 	}
-	if t.Kind == sema.KStack || t.Kind == sema.UStack {
-		return true
-	}
-	for _, e := range t.Elems {
-		if hasStackKey(e) {
-			return true
-		}
+	if t.Kind == sema.Tuple && t.Names == nil {
+		return slices.ContainsFunc(t.Elems, isStack)
 	}
 	return false
 }
