@@ -62,17 +62,17 @@ func (s StackSample) Folded() []FoldedFrame {
 	return frames
 }
 
-// FoldedLine is a folded stack and its value.
-type FoldedLine struct {
+// foldedLine is a folded stack and its value.
+type foldedLine struct {
 	Stack string
 	Value int64
 }
 
-// FoldedLines returns sm as folded stacks: frames joined by ";". Keys
+// foldedLines returns sm as folded stacks: frames joined by ";". Keys
 // that fold alike, such as two addresses in one function, add up into
 // one line. Lines sort by value, then stack, smallest first, as
 // bpftrace sorts a map's entries.
-func FoldedLines(sm *StackMap) []FoldedLine {
+func foldedLines(sm *StackMap) []foldedLine {
 	values := map[string]int64{}
 	for _, s := range sm.Samples {
 		frames := s.Folded()
@@ -82,11 +82,11 @@ func FoldedLines(sm *StackMap) []FoldedLine {
 		}
 		values[strings.Join(names, ";")] += s.Value
 	}
-	lines := make([]FoldedLine, 0, len(values))
+	lines := make([]foldedLine, 0, len(values))
 	for stack, v := range values {
-		lines = append(lines, FoldedLine{Stack: stack, Value: v})
+		lines = append(lines, foldedLine{Stack: stack, Value: v})
 	}
-	slices.SortFunc(lines, func(a, b FoldedLine) int {
+	slices.SortFunc(lines, func(a, b foldedLine) int {
 		return cmp.Or(cmp.Compare(a.Value, b.Value), cmp.Compare(a.Stack, b.Stack))
 	})
 	return lines
@@ -115,7 +115,7 @@ func (f *FoldedPrinter) Map(m *Map, top int, div uint32) error {
 	if sm == nil {
 		return f.Text.Map(m, top, div)
 	}
-	lines := FoldedLines(sm)
+	lines := foldedLines(sm)
 	if top > 0 && len(lines) > top {
 		lines = lines[len(lines)-top:]
 	}
