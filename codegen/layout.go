@@ -43,7 +43,9 @@ type MapLayout struct {
 	Index   int    // slot in the mapfull counters
 	Key     *sema.Type
 	Value   *sema.Type
-	KeySize int // bytes, including the bucket of hist and lhist maps
+	// KeyNames are sema.MapInfo's: the key's parts as written.
+	KeyNames []string
+	KeySize  int // bytes, including the bucket of hist and lhist maps
 	// ValueSize is the size of one CPU's value for per-CPU maps.
 	ValueSize int
 	PerCPU    bool
@@ -64,7 +66,7 @@ type MapLayout struct {
 }
 
 func newMapLayout(mi *sema.MapInfo, bpfName string, index int, array bool) *MapLayout {
-	l := &MapLayout{Name: mi.Name, BPFName: bpfName, Index: index, Key: mi.Key, Value: mi.Value, KeySize: 8}
+	l := &MapLayout{Name: mi.Name, BPFName: bpfName, Index: index, Key: mi.Key, Value: mi.Value, KeyNames: mi.KeyNames, KeySize: 8}
 	if mi.Key != nil {
 		l.KeySize = align8(mi.Key.Size)
 	}

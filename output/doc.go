@@ -8,6 +8,11 @@
 // ParseFormat, Format.Check (at type check time) and Format.Sprint;
 // time() and strftime() through TimeString and Strftime.
 //
+// Beyond bpftrace, maps keyed by a stack turn into samples
+// (StackSamples) that NewFolded prints as folded stacks (-f folded) and
+// that a StackRecorder keeps for the flame graph and pprof files; see
+// docs/design.md, "Stack outputs".
+//
 // # Histogram buckets
 //
 // Entry.Buckets[i] counts the values whose bucket index is i; trailing

@@ -68,7 +68,7 @@ func TestCheck(t *testing.T) {
 // Where bpftrace v0.26 (C++ streams) differs from C printf, the
 // expectations follow v0.26; they were checked against libstdc++.
 func TestSprint(t *testing.T) {
-	stack := Stack(StackBpftrace, []Frame{{1, "f"}})
+	stack := Stack(StackBpftrace, []Frame{{Addr: 1, Sym: "f"}})
 	tests := []struct {
 		format string
 		args   []Value

@@ -33,6 +33,9 @@ type Map struct {
 	Name    string // including the @
 	Kind    Kind
 	Entries []Entry
+	// KeyNames name the parts of a key, as the program wrote them
+	// ("comm", "pid", "$x"), "" for other expressions; nil when unknown.
+	KeyNames []string
 
 	HistBits int // k of hist(n, k), 0..5
 

@@ -70,7 +70,7 @@ func histRow(rng string, count int, bar int) string {
 }
 
 func TestMapText(t *testing.T) {
-	stack := Stack(StackBpftrace, []Frame{{0xffff1, "do_sys_open+12"}, {0xffff2, "entry_SYSCALL_64+100"}})
+	stack := Stack(StackBpftrace, []Frame{{Addr: 0xffff1, Sym: "do_sys_open+12"}, {Addr: 0xffff2, Sym: "entry_SYSCALL_64+100"}})
 	tests := []struct {
 		name string
 		m    *Map
@@ -118,7 +118,7 @@ func TestMapText(t *testing.T) {
 			name: "stack keys",
 			m: &Map{Name: "@", Kind: Count, Entries: []Entry{
 				{Key: key(stack), Value: Uint(3)},
-				{Key: key(Stack(StackBpftrace, []Frame{{UnwindFailure, ""}, {1, "never"}})), Value: Uint(4)},
+				{Key: key(Stack(StackBpftrace, []Frame{{Addr: UnwindFailure, Sym: ""}, {Addr: 1, Sym: "never"}})), Value: Uint(4)},
 			}},
 			want: "@[\n        do_sys_open+12\n        entry_SYSCALL_64+100\n]: 3\n" +
 				"@[\n        <unwind failure>\n]: 4\n",
@@ -126,8 +126,8 @@ func TestMapText(t *testing.T) {
 		{
 			name: "perf and raw stacks as values",
 			m: &Map{Name: "@s", Kind: Scalar, Entries: []Entry{
-				{Key: key(Int(1)), Value: Stack(StackPerf, []Frame{{0xffffffff81000000, "f+1"}})},
-				{Key: key(Int(2)), Value: Stack(StackRaw, []Frame{{0xabc, "ignored"}})},
+				{Key: key(Int(1)), Value: Stack(StackPerf, []Frame{{Addr: 0xffffffff81000000, Sym: "f+1"}})},
+				{Key: key(Int(2)), Value: Stack(StackRaw, []Frame{{Addr: 0xabc, Sym: "ignored"}})},
 			}},
 			want: "@s[1]: \n\tffffffff81000000 f+1\n\n@s[2]: \nabc\n\n",
 		},
@@ -252,7 +252,7 @@ func TestMapJSON(t *testing.T) {
 		{
 			name: "stack key",
 			m: &Map{Name: "@", Kind: Count, Entries: []Entry{
-				{Key: key(Stack(StackBpftrace, []Frame{{1, "f+1"}, {2, "g"}})), Value: Uint(1)},
+				{Key: key(Stack(StackBpftrace, []Frame{{Addr: 1, Sym: "f+1"}, {Addr: 2, Sym: "g"}})), Value: Uint(1)},
 			}},
 			want: `{"type": "map", "data": {"@": {"\nf+1\ng\n": 1}}}`,
 		},

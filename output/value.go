@@ -19,7 +19,15 @@ const (
 // Frame is one resolved stack frame.
 type Frame struct {
 	Addr uint64
-	Sym  string
+	Sym  string // as bpftrace prints the frame, offset and all
+	// Func names the frame in folded stacks, flame graphs and pprof
+	// profiles: the function without its offset, or the address in hex
+	// where no symbol covers it.
+	Func string
+	// File is the binary a user frame's address is in, when known.
+	File string
+	// Kernel says the frame is a kernel address.
+	Kernel bool
 }
 
 // UnwindFailure as a Frame.Addr ends the stack with "<unwind failure>",

@@ -20,7 +20,7 @@ var aggKinds = map[sema.AggKind]output.Kind{
 // readMap reads a whole map and merges its per-CPU values.
 func (r *run) readMap(l *codegen.MapLayout) (*output.Map, error) {
 	m := r.coll.Maps[l.BPFName]
-	om := &output.Map{Name: l.Name, Kind: output.Scalar, Zero: r.dec.zeroEntry(l)}
+	om := &output.Map{Name: l.Name, Kind: output.Scalar, KeyNames: l.KeyNames, Zero: r.dec.zeroEntry(l)}
 	v := l.Value
 	if v.Kind == sema.Agg {
 		om.Kind = aggKinds[v.Agg]

@@ -49,7 +49,7 @@ func (d *decoder) kernelStack(t *sema.Type, b []byte) output.Value {
 	mode := d.stackMode(t)
 	var frames []output.Frame
 	for _, addr := range d.stackAddrs(t, int64(int32(le(b, 8)))) {
-		frames = append(frames, output.Frame{Addr: addr, Sym: d.ksyms.SymOffset(addr)})
+		frames = append(frames, output.Frame{Addr: addr, Sym: d.ksyms.SymOffset(addr), Func: d.ksyms.Sym(addr), Kernel: true})
 	}
 	if t.Trim {
 		frames = trimTracing(frames)
@@ -68,12 +68,10 @@ func (d *decoder) userStack(t *sema.Type, b []byte) output.Value {
 	var frames []output.Frame
 	for _, addr := range limit(d.stackAddrs(t, id), t.Len) {
 		if mode == output.StackRaw {
-			frames = append(frames, output.Frame{Addr: addr})
+			frames = append(frames, output.Frame{Addr: addr, Func: hexAddr(addr)})
 			continue
 		}
-		for _, sym := range d.userFrame(pid, prog, addr, mode == output.StackPerf) {
-			frames = append(frames, output.Frame{Addr: addr, Sym: sym})
-		}
+		frames = append(frames, d.userFrame(pid, prog, addr, mode == output.StackPerf)...)
 	}
 	return output.Stack(mode, frames)
 }
@@ -129,9 +127,11 @@ func (d *decoder) buildIDFrames(t *sema.Type, id int64) []output.Frame {
 		case 0: // the end of the stack
 			return frames
 		case 1:
-			frames = append(frames, output.Frame{Sym: fmt.Sprintf("%s 0x%02x", hex.EncodeToString(f[4:24]), off)})
+			sym := fmt.Sprintf("%s 0x%02x", hex.EncodeToString(f[4:24]), off)
+			frames = append(frames, output.Frame{Sym: sym, Func: sym})
 		default:
-			frames = append(frames, output.Frame{Sym: fmt.Sprintf("%x", off)})
+			sym := fmt.Sprintf("%x", off)
+			frames = append(frames, output.Frame{Sym: sym, Func: sym})
 		}
 	}
 	return limit(frames, t.Len)
@@ -139,29 +139,30 @@ func (d *decoder) buildIDFrames(t *sema.Type, id int64) []output.Frame {
 
 // userFrame symbolizes a user address as bpftrace prints it: one line,
 // or with show_debug_info one per inlined call and the function's.
-func (d *decoder) userFrame(pid uint32, prog int, addr uint64, perf bool) []string {
+func (d *decoder) userFrame(pid uint32, prog int, addr uint64, perf bool) []output.Frame {
 	fr, ok := d.perProgramFrame(pid, prog, addr)
 	if !ok {
 		fr, ok = d.usyms.Frame(pid, addr)
 	}
 	if !ok {
+		sym := hexAddr(addr)
 		if perf {
-			return []string{fmt.Sprintf("%#x ([unknown])", addr)}
+			sym += " ([unknown])"
 		}
-		return []string{fmt.Sprintf("%#x", addr)}
+		return []output.Frame{{Addr: addr, Sym: sym, Func: hexAddr(addr)}}
 	}
 	var info symbol.LineInfo
 	var lines bool
 	if d.syms.debugInfo {
 		info, lines = symbol.Lines(fr.Path, fr.Vaddr)
 	}
-	var syms []string
+	var frames []output.Frame
 	for _, in := range info.Inlined {
+		sym := "[inlined] " + in.Name + at(in.At)
 		if perf {
-			syms = append(syms, in.Name+" (inlined)")
-		} else {
-			syms = append(syms, "[inlined] "+in.Name+at(in.At))
+			sym = in.Name + " (inlined)"
 		}
+		frames = append(frames, output.Frame{Addr: addr, Sym: sym, Func: in.Name, File: fr.Path})
 	}
 	sym := fmt.Sprintf("%s+%d", fr.Name, fr.Offset)
 	switch {
@@ -170,8 +171,11 @@ func (d *decoder) userFrame(pid uint32, prog int, addr uint64, perf bool) []stri
 	case lines:
 		sym += at(info.At)
 	}
-	return append(syms, sym)
+	return append(frames, output.Frame{Addr: addr, Sym: sym, Func: fr.Name, File: fr.Path})
 }
+
+// hexAddr is an address no symbol covers, as bpftrace prints it.
+func hexAddr(addr uint64) string { return fmt.Sprintf("%#x", addr) }
 
 // at is a source place as a frame shows it, or "" when unknown.
 func at(l symbol.SourceLine) string {

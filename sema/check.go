@@ -704,7 +704,25 @@ func (c *checker) mapKey(m *ast.Map) *MapInfo {
 			kt, shown = TupleType(elems), TupleType(written)
 		}
 	}
-	return c.useMap(m, kt, shown, m)
+	mi := c.useMap(m, kt, shown, m)
+	if mi.KeyNames == nil && len(m.Keys) > 0 {
+		mi.KeyNames = keyNames(m.Keys)
+	}
+	return mi
+}
+
+// keyNames names each key expression that is a builtin or a variable.
+func keyNames(keys []ast.Expr) []string {
+	names := make([]string, len(keys))
+	for i, k := range keys {
+		switch k := k.(type) {
+		case *ast.Ident:
+			names[i] = k.Name
+		case *ast.Var:
+			names[i] = k.Name
+		}
+	}
+	return names
 }
 
 // useMap checks a key of type kt, nil for none, against m's key type,

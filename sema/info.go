@@ -51,6 +51,11 @@ type MapInfo struct {
 	Name  string
 	Key   *Type // nil for a map without keys
 	Value *Type
+	// KeyNames name the parts of the key as the first keyed use wrote
+	// them, where a part is a builtin or a variable ("comm", "pid",
+	// "$x"), "" where it is another expression: the labels of a pprof
+	// profile.
+	KeyNames []string
 	// Where the map was first assigned.
 	Span token.Span
 	// Kind and MaxEntries are those of the map's declaration, `let @a =

@@ -48,7 +48,15 @@ OPTIONS:
     --include FILE include FILE before the program
     --debuginfo DIR[:DIR]
                    search DIR for the debug files of stripped binaries
-    -f FORMAT      output format: text (default) or json
+    -f FORMAT      output format: text (default), json, or folded: maps keyed
+                   by a stack as folded stacks, "main;foo;bar 123" a line
+                   (root first: the key's other parts as one frame, user
+                   frames, "-", kernel frames); all else as text
+    --flamegraph FILE
+                   at exit, also draw the maps keyed by a stack as an
+                   interactive flame graph: FILE.svg or FILE.html
+    --pprof FILE   at exit, also write the maps keyed by a stack as a pprof
+                   profile, for go tool pprof
     -o, --output FILE
                    write output to FILE
     -B MODE        output buffering: line, full or none
@@ -125,8 +133,10 @@ type options struct {
 	emitELF     string
 	noFeature   map[string]bool
 	mode        string // --mode: "bench", "test" or ""
-	noWarnings  bool
-	debugDirs   []string
+	// flameGraph and pprofFile are the files of the stack outputs.
+	flameGraph, pprofFile string
+	noWarnings            bool
+	debugDirs             []string
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -240,9 +250,15 @@ func parseArgs(args []string) (*options, error) {
 			}
 		case a == "-f":
 			o.format, err = value()
-			if err == nil && o.format != "text" && o.format != "json" {
-				err = plainError{fmt.Errorf("Invalid output format %q\nValid formats: 'text', 'json'", o.format)}
+			if err == nil && o.format != "text" && o.format != "json" && o.format != "folded" {
+				err = plainError{fmt.Errorf("Invalid output format %q\nValid formats: 'text', 'json', 'folded'", o.format)}
 			}
+		case a == "--flamegraph":
+			if o.flameGraph, err = value(); err == nil {
+				err = flameGraphExt(o.flameGraph)
+			}
+		case a == "--pprof":
+			o.pprofFile, err = value()
 		case a == "-o" || a == "--output":
 			o.outFile, err = value()
 		case a == "-q" || a == "--quiet":
@@ -487,6 +503,9 @@ func trace(o *options, stdout, stderr io.Writer) error {
 	if o.emitELF != "" {
 		return writeELF(o.emitELF, prog.Output)
 	}
+	if err := checkStackMaps(o, prog.Output); err != nil {
+		return err
+	}
 	w := stdout
 	if o.outFile != "" {
 		f, err := os.Create(o.outFile)
@@ -499,8 +518,21 @@ func trace(o *options, stdout, stderr io.Writer) error {
 	bw, flushIdle, flush := bufferedOutput(w, o.buffering)
 	defer flush()
 	var printer output.Printer = output.NewText(bw, stderr)
-	if o.format == "json" {
+	switch o.format {
+	case "json":
 		printer = output.NewJSON(bw)
+	case "folded":
+		printer = output.NewFolded(bw, stderr)
+	}
+	var files *stackFiles
+	var stacks *output.StackRecorder
+	if o.flameGraph != "" || o.pprofFile != "" {
+		if files, err = createStackFiles(o); err != nil {
+			return err
+		}
+		defer files.close()
+		stacks = output.NewStackRecorder(printer)
+		printer = stacks
 	}
 	ropts := &runtime.Options{Printer: printer, Stderr: stderr, Verbose: o.verbose,
 		MissingProbes: prog.Info.Config.MissingProbes,
@@ -525,6 +557,11 @@ func trace(o *options, stdout, stderr io.Writer) error {
 	code, err := runtime.Run(prog.Output, ropts)
 	if err != nil {
 		return rendered(stderr, prog.Locate(err))
+	}
+	if files != nil {
+		if err := files.write(stacks.Maps(), stderr); err != nil {
+			return err
+		}
 	}
 	if code != 0 {
 		return exitCode(code)

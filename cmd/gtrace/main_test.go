@@ -33,6 +33,9 @@ func TestParseArgs(t *testing.T) {
 			options{program: "x", command: "ls -l", dryRun: true, unsafe: true, debug: debugStages{ast: true}, format: "text"}},
 		{[]string{"-p", "42", "--dry-run", "-e", "x"}, options{program: "x", pid: 42, dryRun: true, format: "text"}},
 		{[]string{"-e", "x", "--", "-1"}, options{program: "x", params: []string{"-1"}, format: "text"}},
+		{[]string{"-f", "folded", "--flamegraph", "out.SVG", "--pprof", "out.pb.gz", "-e", "x"},
+			options{program: "x", format: "folded", flameGraph: "out.SVG", pprofFile: "out.pb.gz"}},
+		{[]string{"--flamegraph", "out.html", "-e", "x"}, options{program: "x", format: "text", flameGraph: "out.html"}},
 		{[]string{"-e", "x", "p1", "--", "--aa=20", "p2", "--dd"},
 			options{program: "x", params: []string{"p1", "p2"}, named: []string{"aa=20", "dd"}, format: "text"}},
 	}
@@ -115,6 +118,9 @@ func TestParseArgsErrors(t *testing.T) {
 		{"--no-feature", "kprobe_multi,fast", "-e", "x"},
 		{"--probe-filter", "[invalid", "-e", "x"},
 		{"-l", "a", "b"},
+		{"--flamegraph", "out.png", "-e", "x"},
+		{"--flamegraph", "out", "-e", "x"},
+		{"--pprof"},
 	} {
 		if _, err := parseArgs(args); err == nil {
 			t.Errorf("parseArgs(%q) succeeded, want an error", args)
@@ -166,7 +172,8 @@ func TestRunUsageErrors(t *testing.T) {
 	}{
 		{[]string{"-c", "", "-e", "BEGIN {}"}, "ERROR: USAGE: -c needs a command to run, got an empty one\n", true},
 		{[]string{"-p", "abc", "-e", "BEGIN {}"}, "ERROR: Failed to parse pid: invalid integer: abc\n", false},
-		{[]string{"-f", "jsonx", "-e", "BEGIN {}"}, "ERROR: Invalid output format \"jsonx\"\nValid formats: 'text', 'json'\n", false},
+		{[]string{"-f", "jsonx", "-e", "BEGIN {}"}, "ERROR: Invalid output format \"jsonx\"\nValid formats: 'text', 'json', 'folded'\n", false},
+		{[]string{"--flamegraph", "fg.png", "-e", "BEGIN {}"}, "ERROR: --flamegraph fg.png: the file's name must end in .svg or .html, which picks what is written\n", false},
 		{[]string{"-kk", "-e", "BEGIN {}"}, "ERROR: USAGE: -kk has been deprecated. Use a single -k for runtime warnings for errors in map lookups and probe reads.\n", false},
 		{[]string{"-B", "x", "-e", "BEGIN {}"}, "ERROR: USAGE: -B must be either 'line', 'full', or 'none'.\n", false},
 		{[]string{"--no-feature", "x", "-e", "BEGIN {}"}, "ERROR: USAGE: --no-feature can only have values 'kprobe_multi,kprobe_session,uprobe_multi'.\n", false},
