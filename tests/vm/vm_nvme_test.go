@@ -17,8 +17,8 @@ import (
 // vm_storage_test.go) while tests/testdata/blkio drives it: the reads and
 // resets of vm_storage_test.go, and beside them direct writes through the
 // block layer and zone appends through NVMe passthrough, which has the
-// only zone append a program can send; then one admin command, an
-// Identify, to the controller nvme0. Each kernel boots once, with a queue
+// only zone append a program can send; then a reset of all zones, and
+// one admin command, an Identify, to the controller nvme0. Each kernel boots once, with a queue
 // per CPU, so that completions come in batches as they do on a real
 // machine.
 
@@ -59,6 +59,7 @@ section io sh -c "
 	/blkio nvme-append /dev/ng0n2 4096 $ZAPPENDS &&
 	/blkio reset /dev/nvme0n2 $NRESETS &&
 	/blkio nvme-reset /dev/ng0n2 $PRESETS &&
+	/blkio reset-all /dev/nvme0n2 &&
 	/blkio nvme-identify /dev/nvme0"
 for name in nvmecmd snoop admin all zonestat; do
 	stop $name
@@ -69,6 +70,12 @@ section nvmecmd-interval /gtrace tools nvmecmd -uT 1 2
 section zonestat-interval /gtrace tools zonestat -T 1 2
 `
 
+// vmZoneResets are the resets of one zone, by sector: through the block
+// layer, then through passthrough.
+func vmZoneResets() []int {
+	return append(slices.Clone(vmNormalResets), vmPassthroughResets...)
+}
+
 // vmNVMeCommands are the commands of the I/O, by opcode.
 func vmNVMeCommands() map[string][]int {
 	cmds := map[string][]int{
@@ -78,7 +85,8 @@ func vmNVMeCommands() map[string][]int {
 	for _, zone := range slices.Sorted(maps.Keys(vmZoneReads)) {
 		cmds["nvme_cmd_read"] = append(cmds["nvme_cmd_read"], vmZoneReads[zone]...)
 	}
-	cmds["nvme_cmd_zone_mgmt_send"] = append(slices.Clone(vmNormalResets), vmPassthroughResets...)
+	// The reset of all zones is one command, at LBA 0.
+	cmds["nvme_cmd_zone_mgmt_send"] = append(vmZoneResets(), 0)
 	return cmds
 }
 
@@ -234,8 +242,8 @@ var vmTimeLine = regexp.MustCompile(`(?m)^\d\d:\d\d:\d\d$`)
 // vmStatsEntry is an entry of a stats() map with a two-part key.
 var vmStatsEntry = regexp.MustCompile(`(?m)^@(\w+)\[(.*)\]: \{ \.count = (\d+), \.average = (\d+), \.total = (\d+) \}$`)
 
-// checkZonestat checks zonestat's counts per zone of nvme0n2, and a
-// reset latency for each reset.
+// checkZonestat checks zonestat's counts per zone of nvme0n2, a reset
+// latency for each reset of a zone, and the one reset of all zones.
 func checkZonestat(t *testing.T, out string) {
 	m := vmMaps(out)
 	if got := m["zone_sectors"]; !maps.Equal(got, map[string]int{"nvme0n2": 8192}) {
@@ -249,7 +257,7 @@ func checkZonestat(t *testing.T, out string) {
 		return counts
 	}
 	cmds := vmNVMeCommands()
-	resets := perZone(cmds["nvme_cmd_zone_mgmt_send"])
+	resets := perZone(vmZoneResets())
 	for name, want := range map[string]map[string]int{
 		"reads":   perZone(cmds["nvme_cmd_read"]),
 		"writes":  perZone(vmZoneWrites),
@@ -260,8 +268,8 @@ func checkZonestat(t *testing.T, out string) {
 			t.Errorf("@%s = %v, want %v", name, m[name], want)
 		}
 	}
-	if m["resets_all"] != nil {
-		t.Errorf("@resets_all = %v, want none", m["resets_all"])
+	if got := m["resets_all"]; !maps.Equal(got, map[string]int{"nvme0n2": 1}) {
+		t.Errorf("@resets_all = %v, want one of nvme0n2", got)
 	}
 	latencies := map[string]int{}
 	for _, e := range vmStatsEntry.FindAllStringSubmatch(out, -1) {

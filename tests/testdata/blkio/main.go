@@ -8,6 +8,8 @@
 //	blkio write DEV SIZE SECTOR...    a direct write of SIZE bytes, the same
 //	blkio reset DEV SECTOR...         reset the zone starting at each SECTOR
 //	                                  with the BLKRESETZONE ioctl
+//	blkio reset-all DEV               reset every zone of DEV at once, with
+//	                                  BLKRESETZONE over the whole device
 //	blkio nvme-reset DEV SECTOR...    reset the same through NVMe passthrough:
 //	                                  a Zone Management Send command with
 //	                                  the Reset action, by NVME_IOCTL_IO_CMD
@@ -45,6 +47,7 @@ import (
 const (
 	blkResetZone  = 0x40101283 // _IOW(0x12, 131, struct blk_zone_range)
 	blkGetZoneSz  = 0x80041284 // _IOR(0x12, 132, __u32)
+	blkGetSize64  = 0x80081272 // _IOR(0x12, 114, size_t)
 	nvmeIoctlID   = 0x4e40     // _IO('N', 0x40)
 	nvmeIoctlIO   = 0xc0484e43 // _IOWR('N', 0x43, struct nvme_passthru_cmd)
 	nvmeIoctlAdm  = 0xc0484e41 // _IOWR('N', 0x41, struct nvme_admin_cmd)
@@ -84,7 +87,7 @@ type nvmePassthruCmd struct {
 
 func main() {
 	if len(os.Args) < 3 {
-		fail(errors.New("usage: blkio read|write|reset|nvme-reset|nvme-append|nvme-identify|read-on-signal ARGS..."))
+		fail(errors.New("usage: blkio read|write|reset|reset-all|nvme-reset|nvme-append|nvme-identify|read-on-signal ARGS..."))
 	}
 	cmd, args := os.Args[1], os.Args[2:]
 	var err error
@@ -95,6 +98,8 @@ func main() {
 		err = readWrite(args, true)
 	case "reset":
 		err = reset(args[0], sectors(args[1:]))
+	case "reset-all":
+		err = resetAll(args[0])
 	case "nvme-reset":
 		err = nvmeReset(args[0], sectors(args[1:]))
 	case "nvme-append":
@@ -194,6 +199,25 @@ func reset(dev string, sectors []uint64) error {
 		if err := ioctl(fd, blkResetZone, unsafe.Pointer(&r)); err != nil {
 			return fmt.Errorf("%s: BLKRESETZONE at sector %d: %w", dev, s, err)
 		}
+	}
+	return nil
+}
+
+// resetAll resets every zone of dev with one BLKRESETZONE over the whole
+// device, which the block layer sends as one REQ_OP_ZONE_RESET_ALL.
+func resetAll(dev string) error {
+	fd, err := unix.Open(dev, unix.O_WRONLY, 0)
+	if err != nil {
+		return fmt.Errorf("%s: %w", dev, err)
+	}
+	defer unix.Close(fd)
+	var size uint64
+	if err := ioctl(fd, blkGetSize64, unsafe.Pointer(&size)); err != nil {
+		return fmt.Errorf("%s: BLKGETSIZE64: %w", dev, err)
+	}
+	r := blkZoneRange{Sector: 0, NrSectors: size / 512}
+	if err := ioctl(fd, blkResetZone, unsafe.Pointer(&r)); err != nil {
+		return fmt.Errorf("%s: BLKRESETZONE of all zones: %w", dev, err)
 	}
 	return nil
 }
