@@ -1076,6 +1076,15 @@ func checkTcpdrop(t *testing.T, w *workload, r toolRun) []string {
 	return nil
 }
 
+// toolNeeds are the groups of tools that need what not every kernel
+// has, with the probe they fail on where it is missing. The NVMe tools
+// trace the nvme driver's tracepoints, which a kernel without the driver,
+// as this host's, has not: there they fail with a located error that
+// names it, and the VM tests run them.
+var toolNeeds = map[string]string{
+	"nvme": "rawtracepoint:nvme_setup_cmd",
+}
+
 // TestStorageToolsDryRun compiles gtrace's tools, and the storage
 // scripts the VM tests run, and loads them through this kernel's
 // verifier; the VM tests run them on disks.
@@ -1091,6 +1100,15 @@ func TestStorageToolsDryRun(t *testing.T) {
 	}
 	for _, tool := range append(tools, scripts...) {
 		r := harness.Gtrace(t, "--dry-run", tool, "1")
+		need, ok := toolNeeds[filepath.Base(filepath.Dir(tool))]
+		if ok && harness.Gtrace(t, "-l", need).Stdout == "" {
+			missing := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(tool) +
+				`:\d+:\d+-\d+: ERROR: Probe has no valid attach points\..*\n` + regexp.QuoteMeta(need) + `$`)
+			if r.Code != 1 || !missing.MatchString(r.Stderr) {
+				t.Errorf("%s: exit code %d, want 1 and a located error for the missing %s; stderr:\n%s", tool, r.Code, need, r.Stderr)
+			}
+			continue
+		}
 		if r.Code != 0 {
 			t.Errorf("%s: exit code %d, stderr:\n%s", tool, r.Code, r.Stderr)
 		}

@@ -1,16 +1,26 @@
 // Command blkio issues the block I/O that tests/vm/vm_storage_test.go and
-// vm_biotools_test.go trace
-// in a vmtest guest, whose busybox has no tool for these ioctls. The test
-// builds it with CGO_ENABLED=0, so that it runs in the guest's initramfs.
+// vm_biotools_test.go and vm_nvme_test.go trace in a vmtest guest, whose
+// busybox has no tool for these ioctls. The tests build it with
+// CGO_ENABLED=0, so that it runs in the guest's initramfs.
 //
 //	blkio read DEV SIZE SECTOR...     a direct (O_DIRECT) read of SIZE bytes
 //	                                  at each 512-byte SECTOR of DEV
+//	blkio write DEV SIZE SECTOR...    a direct write of SIZE bytes, the same
 //	blkio reset DEV SECTOR...         reset the zone starting at each SECTOR
 //	                                  with the BLKRESETZONE ioctl
+//	blkio reset-all DEV               reset every zone of DEV at once, with
+//	                                  BLKRESETZONE over the whole device
 //	blkio nvme-reset DEV SECTOR...    reset the same through NVMe passthrough:
 //	                                  a Zone Management Send command with
 //	                                  the Reset action, by NVME_IOCTL_IO_CMD
 //	                                  on the namespace's device DEV
+//	blkio nvme-append DEV SIZE SECTOR...
+//	                                  a Zone Append of SIZE bytes to the zone
+//	                                  starting at each SECTOR, by NVMe
+//	                                  passthrough as nvme-reset
+//	blkio nvme-identify DEV           an admin Identify Controller command,
+//	                                  by NVME_IOCTL_ADMIN_CMD on the
+//	                                  controller's device DEV
 //	blkio read-on-signal FILE         open FILE, print "ready", wait for
 //	                                  SIGUSR1, read FILE to its end in
 //	                                  reads of 4096 bytes, print "read N"
@@ -31,6 +41,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"strconv"
 	"unsafe"
 
@@ -41,10 +52,15 @@ import (
 const (
 	blkResetZone  = 0x40101283 // _IOW(0x12, 131, struct blk_zone_range)
 	blkGetZoneSz  = 0x80041284 // _IOR(0x12, 132, __u32)
+	blkGetSize64  = 0x80081272 // _IOR(0x12, 114, size_t)
 	nvmeIoctlID   = 0x4e40     // _IO('N', 0x40)
 	nvmeIoctlIO   = 0xc0484e43 // _IOWR('N', 0x43, struct nvme_passthru_cmd)
-	zoneMgmtSend  = 0x79       // NVMe I/O command opcode
-	zoneActReset  = 0x04       // Zone Send Action: Reset Zone
+	nvmeIoctlAdm  = 0xc0484e41 // _IOWR('N', 0x41, struct nvme_admin_cmd)
+	identify      = 0x06       // NVMe admin command opcode
+	cnsController = 0x01       // Identify: the controller's data structure
+	zoneMgmtSend  = 0x79       // NVMe I/O command opcodes
+	zoneAppend    = 0x7d
+	zoneActReset  = 0x04 // Zone Send Action: Reset Zone
 	directIOAlign = 4096
 )
 
@@ -76,17 +92,25 @@ type nvmePassthruCmd struct {
 
 func main() {
 	if len(os.Args) < 3 {
-		fail(errors.New("usage: blkio read|reset|nvme-reset|read-on-signal|dm-delay ARGS..."))
+		fail(errors.New("usage: blkio read|write|reset|reset-all|nvme-reset|nvme-append|nvme-identify|read-on-signal|dm-delay ARGS..."))
 	}
 	cmd, args := os.Args[1], os.Args[2:]
 	var err error
 	switch cmd {
 	case "read":
-		err = read(args)
+		err = readWrite(args, false)
+	case "write":
+		err = readWrite(args, true)
 	case "reset":
 		err = reset(args[0], sectors(args[1:]))
+	case "reset-all":
+		err = resetAll(args[0])
 	case "nvme-reset":
 		err = nvmeReset(args[0], sectors(args[1:]))
+	case "nvme-append":
+		err = nvmeAppend(args)
+	case "nvme-identify":
+		err = nvmeIdentify(args[0])
 	case "read-on-signal":
 		err = readOnSignal(args[0])
 	case "dm-delay":
@@ -117,29 +141,42 @@ func sectors(args []string) []uint64 {
 	return s
 }
 
-// read reads args[1] bytes at each sector args[2:] of device args[0],
-// bypassing the page cache.
-func read(args []string) error {
+// readWrite reads, or writes, args[1] bytes at each sector args[2:] of
+// device args[0], bypassing the page cache.
+func readWrite(args []string, write bool) error {
 	if len(args) < 3 {
-		return errors.New("read DEV SIZE SECTOR...")
+		return errors.New("read|write DEV SIZE SECTOR...")
 	}
-	size, err := strconv.Atoi(args[1])
-	if err != nil || size <= 0 || size%directIOAlign != 0 {
-		return fmt.Errorf("size %q: want a multiple of %d", args[1], directIOAlign)
+	size, err := ioSize(args[1])
+	if err != nil {
+		return err
 	}
-	fd, err := unix.Open(args[0], unix.O_RDONLY|unix.O_DIRECT, 0)
+	flags, rw := unix.O_RDONLY, unix.Pread
+	if write {
+		flags, rw = unix.O_WRONLY, unix.Pwrite
+	}
+	fd, err := unix.Open(args[0], flags|unix.O_DIRECT, 0)
 	if err != nil {
 		return fmt.Errorf("%s: %w", args[0], err)
 	}
 	defer unix.Close(fd)
 	buf := alignedBuffer(size)
 	for _, sector := range sectors(args[2:]) {
-		n, err := unix.Pread(fd, buf, int64(sector)*512)
+		n, err := rw(fd, buf, int64(sector)*512)
 		if err != nil || n != size {
-			return fmt.Errorf("reading %d bytes at sector %d: %d, %v", size, sector, n, err)
+			return fmt.Errorf("%d bytes at sector %d: %d, %v", size, sector, n, err)
 		}
 	}
 	return nil
+}
+
+// ioSize parses a size of direct I/O.
+func ioSize(s string) (int, error) {
+	size, err := strconv.Atoi(s)
+	if err != nil || size <= 0 || size%directIOAlign != 0 {
+		return 0, fmt.Errorf("size %q: want a multiple of %d", s, directIOAlign)
+	}
+	return size, nil
 }
 
 // alignedBuffer returns size bytes aligned for direct I/O.
@@ -173,9 +210,71 @@ func reset(dev string, sectors []uint64) error {
 	return nil
 }
 
+// resetAll resets every zone of dev with one BLKRESETZONE over the whole
+// device, which the block layer sends as one REQ_OP_ZONE_RESET_ALL.
+func resetAll(dev string) error {
+	fd, err := unix.Open(dev, unix.O_WRONLY, 0)
+	if err != nil {
+		return fmt.Errorf("%s: %w", dev, err)
+	}
+	defer unix.Close(fd)
+	var size uint64
+	if err := ioctl(fd, blkGetSize64, unsafe.Pointer(&size)); err != nil {
+		return fmt.Errorf("%s: BLKGETSIZE64: %w", dev, err)
+	}
+	r := blkZoneRange{Sector: 0, NrSectors: size / 512}
+	if err := ioctl(fd, blkResetZone, unsafe.Pointer(&r)); err != nil {
+		return fmt.Errorf("%s: BLKRESETZONE of all zones: %w", dev, err)
+	}
+	return nil
+}
+
 // nvmeReset resets each zone starting at one of sectors with an NVMe
 // command of its own (a REQ_OP_DRV_OUT request to the driver).
 func nvmeReset(dev string, sectors []uint64) error {
+	var cmds []nvmePassthruCmd
+	for _, s := range sectors {
+		cmds = append(cmds, nvmePassthruCmd{
+			Opcode: zoneMgmtSend,
+			Cdw10:  uint32(s),
+			Cdw11:  uint32(s >> 32),
+			Cdw13:  zoneActReset,
+		})
+	}
+	return nvmeIO(dev, cmds)
+}
+
+// nvmeAppend appends args[1] bytes to each zone starting at one of the
+// sectors args[2:] of the namespace's device args[0], with an NVMe
+// command of its own: the block layer has no zone append for programs.
+func nvmeAppend(args []string) error {
+	if len(args) < 3 {
+		return errors.New("nvme-append DEV SIZE SECTOR...")
+	}
+	size, err := ioSize(args[1])
+	if err != nil {
+		return err
+	}
+	buf := alignedBuffer(size)
+	var cmds []nvmePassthruCmd
+	for _, s := range sectors(args[2:]) {
+		cmds = append(cmds, nvmePassthruCmd{
+			Opcode:  zoneAppend,
+			Addr:    uint64(uintptr(unsafe.Pointer(&buf[0]))),
+			DataLen: uint32(size),
+			Cdw10:   uint32(s),
+			Cdw11:   uint32(s >> 32),
+			Cdw12:   uint32(size/512 - 1), // blocks, 0-based
+		})
+	}
+	err = nvmeIO(args[0], cmds)
+	runtime.KeepAlive(buf) // the commands hold its address only
+	return err
+}
+
+// nvmeIO sends each of cmds by NVME_IOCTL_IO_CMD to the namespace's
+// device dev, with the namespace's ID.
+func nvmeIO(dev string, cmds []nvmePassthruCmd) error {
 	fd, err := unix.Open(dev, unix.O_RDWR, 0)
 	if err != nil {
 		return fmt.Errorf("%s: %w", dev, err)
@@ -185,19 +284,36 @@ func nvmeReset(dev string, sectors []uint64) error {
 	if errno != 0 {
 		return fmt.Errorf("%s: NVME_IOCTL_ID: %w", dev, errno)
 	}
-	for _, s := range sectors {
-		cmd := nvmePassthruCmd{
-			Opcode: zoneMgmtSend,
-			NSID:   uint32(nsid),
-			Cdw10:  uint32(s),
-			Cdw11:  uint32(s >> 32),
-			Cdw13:  zoneActReset,
-		}
+	for _, cmd := range cmds {
+		cmd.NSID = uint32(nsid)
 		// A positive return value is the command's NVMe status.
 		status, _, errno := unix.Syscall(unix.SYS_IOCTL, uintptr(fd), nvmeIoctlIO, uintptr(unsafe.Pointer(&cmd)))
 		if errno != 0 || status != 0 {
-			return fmt.Errorf("%s: zone reset at LBA %d: status %#x, %v", dev, s, status, errno)
+			return fmt.Errorf("%s: command %#x at LBA %d: status %#x, %v", dev, cmd.Opcode, uint64(cmd.Cdw11)<<32|uint64(cmd.Cdw10), status, errno)
 		}
+	}
+	return nil
+}
+
+// nvmeIdentify reads the controller's Identify data with an admin
+// command of its own, sent on the controller's admin queue.
+func nvmeIdentify(dev string) error {
+	fd, err := unix.Open(dev, unix.O_RDWR, 0)
+	if err != nil {
+		return fmt.Errorf("%s: %w", dev, err)
+	}
+	defer unix.Close(fd)
+	buf := alignedBuffer(4096)
+	cmd := nvmePassthruCmd{
+		Opcode:  identify,
+		Addr:    uint64(uintptr(unsafe.Pointer(&buf[0]))),
+		DataLen: uint32(len(buf)),
+		Cdw10:   cnsController,
+	}
+	status, _, errno := unix.Syscall(unix.SYS_IOCTL, uintptr(fd), nvmeIoctlAdm, uintptr(unsafe.Pointer(&cmd)))
+	runtime.KeepAlive(buf)
+	if errno != 0 || status != 0 {
+		return fmt.Errorf("%s: identify: status %#x, %v", dev, status, errno)
 	}
 	return nil
 }
