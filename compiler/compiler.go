@@ -43,8 +43,12 @@ type Program struct {
 	Source *cpp.Result
 	Info   *sema.Info
 	Output *codegen.Output
-	// Warnings are the checker's warnings, located.
+	// Warnings are the macro expander's and the checker's warnings,
+	// located.
 	Warnings *Error
+	// expandWarnings are the macro expander's, kept until the checker
+	// adds its own.
+	expandWarnings diag.List
 }
 
 // Error is a list of located diagnostics, with the file they point into.
@@ -87,7 +91,7 @@ func Compile(src []byte, opts *Options) (*Program, error) {
 	if errs.HasErrors() {
 		return nil, p.located(errs)
 	}
-	if len(errs) > 0 {
+	if errs = append(p.expandWarnings, errs...); len(errs) > 0 {
 		p.Warnings = p.located(errs)
 	}
 	p.Info = info

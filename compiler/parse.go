@@ -25,9 +25,11 @@ func (p *Program) parse(o *Options) (*ast.Program, error) {
 	if errs.HasErrors() {
 		return nil, p.located(errs)
 	}
-	if errs := macro.Expand(tree); errs.HasErrors() {
+	errs = macro.Expand(tree)
+	if errs.HasErrors() {
 		return nil, p.located(errs)
 	}
+	p.expandWarnings = errs
 	return tree, nil
 }
 

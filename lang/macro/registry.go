@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"gtrace/lang/ast"
+	"gtrace/lang/builtin"
 	"gtrace/lang/diag"
 	"gtrace/lang/token"
 )
@@ -23,6 +24,11 @@ func newRegistry(macros []*ast.Macro, errs *diag.List) registry {
 		}
 		if !validParams(m, errs) {
 			continue
+		}
+		// bpftrace lets a macro take a function's name, and every call
+		// of it then means the macro: count() would count nothing.
+		if builtin.IsFunc(m.Name) {
+			errs.Warn(m.Head, "macro %s hides the function %s(): its calls with %d arguments expand the macro", m.Name, m.Name, len(m.Params))
 		}
 		r[m.Name] = append(r[m.Name], m)
 	}
