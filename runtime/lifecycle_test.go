@@ -8,7 +8,8 @@ import (
 
 // TestLifecycle checks when a script ends by itself: one of begin and
 // end probes only ends after begin, runs end and prints its maps; one
-// with a probe that fires later keeps running until exit().
+// with a probe that fires later keeps running until exit(), after which
+// only end's events count.
 func TestLifecycle(t *testing.T) {
 	testutils.RequireRoot(t)
 	tests := []struct {
@@ -19,6 +20,9 @@ func TestLifecycle(t *testing.T) {
 		{"begin and end", `begin { printf("a\n"); } end { printf("b\n"); }`, "a\nb\n\n\n", 0},
 		{"maps printed", `BEGIN { @a[1] = 2; @b = count(); } END { @c = "x"; }`, "\n\n@a[1]: 2\n@b: 1\n@c: x\n", 0},
 		{"exit code", `BEGIN { exit(3); } END { printf("end\n"); }`, "end\n\n\n", 3},
+		// Once exit() is handled, the events sent after it are dropped,
+		// as bpftrace drops them, and end's run.
+		{"events after exit dropped", `interval:ms:20 { if (pid > 0) { exit(); } printf("after\n"); } END { printf("end\n"); }`, "end\n\n\n", 0},
 		{"interval keeps running", `BEGIN { @n = 0; } interval:ms:20 { @n++; if (@n == 3) { exit(); } }`, "\n\n@n: 3\n", 0},
 	}
 	for _, tt := range tests {

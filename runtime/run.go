@@ -243,7 +243,10 @@ func Run(out *codegen.Output, opts *Options) (code int, err error) {
 	if opts.Stats {
 		r.stats = r.probeStats()
 	}
-	if r.stopping.Load() {
+	// After exit() or a signal, the events the probes sent meanwhile
+	// are dropped, as bpftrace ignores what it reads once exit() was
+	// handled: a later interval's prints, or its own exit().
+	if r.stopping.Load() || r.exit {
 		r.discardQueued()
 	}
 	// As in bpftrace, END's events are all that is left, and all run.
