@@ -14,6 +14,9 @@
 //	                                  SIGUSR1, read FILE to its end in
 //	                                  reads of 4096 bytes, print "read N"
 //	                                  and exit at the next SIGUSR1
+//	blkio write-on-signal FILE PAGES  the same for a buffered write of
+//	                                  PAGES pages of 4096 bytes over the
+//	                                  start of FILE: "wrote N"
 //
 // Sectors are 512 bytes, the namespaces' logical block size, so a sector
 // number is also the NVMe LBA.
@@ -70,7 +73,7 @@ type nvmePassthruCmd struct {
 
 func main() {
 	if len(os.Args) < 3 {
-		fail(errors.New("usage: blkio read|reset|nvme-reset|read-on-signal ARGS..."))
+		fail(errors.New("usage: blkio read|reset|nvme-reset|read-on-signal|write-on-signal ARGS..."))
 	}
 	cmd, args := os.Args[1], os.Args[2:]
 	var err error
@@ -83,6 +86,8 @@ func main() {
 		err = nvmeReset(args[0], sectors(args[1:]))
 	case "read-on-signal":
 		err = readOnSignal(args[0])
+	case "write-on-signal":
+		err = writeOnSignal(args)
 	default:
 		err = fmt.Errorf("unknown command %q", cmd)
 	}
@@ -230,6 +235,40 @@ func readOnSignal(name string) error {
 		}
 	}
 	fmt.Println("read", total)
+	<-sig
+	return nil
+}
+
+// writeOnSignal is readOnSignal for a write: it opens args[0] for
+// writing, and when SIGUSR1 comes writes args[1] pages over its start,
+// a page per write, without syncing.
+func writeOnSignal(args []string) error {
+	if len(args) != 2 {
+		return errors.New("write-on-signal FILE PAGES")
+	}
+	pages, err := strconv.Atoi(args[1])
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(args[0], os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, unix.SIGUSR1)
+	fmt.Println("ready")
+	<-sig
+	buf := make([]byte, 4096)
+	total := 0
+	for i := 0; i < pages; i++ {
+		n, err := f.Write(buf)
+		total += n
+		if err != nil {
+			return err
+		}
+	}
+	fmt.Println("wrote", total)
 	<-sig
 	return nil
 }
