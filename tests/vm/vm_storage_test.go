@@ -21,9 +21,8 @@ import (
 // vmStorageScript, and the subtests check its sections.
 //
 // The I/O is issued by tests/testdata/blkio, built here: direct reads at
-// known sectors, zone resets through BLKRESETZONE and through NVMe
-// passthrough, and a read of a file that waits for a signal, so that a
-// tracer started in between sees nothing but the read.
+// known sectors, and zone resets through BLKRESETZONE and through NVMe
+// passthrough.
 
 // vmZNSScript is the NVMe/ZNS script of "Tracing with BPF" (the
 // BPF-Stosys-scripts wiki, 2022) in its last form, with the three edits
@@ -143,15 +142,8 @@ var (
 // and of 65536 bytes, by sector.
 var vmBlockIO = map[int]int{0: 4096, 8: 4096, 16: 4096, 24: 4096, 2048: 65536, 2176: 65536}
 
-// vmPagecachePages is the size, in pages, of the file that the page-cache
-// section reads: no more than the 12 blocks of 4096 bytes that an ext2
-// inode addresses directly, so that reading it reads no indirect block
-// through the page cache.
-const vmPagecachePages = 12
-
 // vmStorageScript is the guest's shell script. $ZREADS, $NRESETS,
-// $PRESETS, $BLOCKIO4K and $BLOCKIO64K hold the sectors of the I/O above,
-// $PAGES is vmPagecachePages.
+// $PRESETS, $BLOCKIO4K and $BLOCKIO64K hold the sectors of the I/O above.
 const vmStorageScript = `
 ` + vmShellFuncs + `
 # stop NAME PID sends SIGINT to the gtrace PID, waits for it and prints
@@ -181,34 +173,6 @@ printf '/blkio read /dev/nvme0n1 4096 %s\n/blkio read /dev/nvme0n1 65536 %s\n' "
 for tool in bio_latency bio_max_latency rq_latency; do
 	section $tool /gtrace /tools/$tool.bt -c "sh /tmp/blockio"
 done
-
-# A file on ext2, read twice: after the caches are dropped, and again.
-mkdir /mnt
-mke2fs -F -b 4096 /dev/nvme0n1 >/dev/null &&
-	mount -t ext4 -o noatime /dev/nvme0n1 /mnt &&
-	dd if=/dev/zero of=/mnt/data bs=4096 count=$PAGES 2>/dev/null &&
-	sync &&
-	echo 3 >/proc/sys/vm/drop_caches || echo "no file system on nvme0n1"
-# The reader writes to a pipe, and exits only after the tracer has stopped.
-mkfifo /tmp/reader
-for read in first second; do
-	/blkio read-on-signal /mnt/data >/tmp/reader &
-	reader=$!
-	exec 3</tmp/reader
-	read ready <&3
-	/gtrace /tools/pagecache_pid.bt $reader >/tmp/$read.out 2>/tmp/$read.err &
-	g=$!
-	wait_links $g 2 >>/tmp/$read.err
-	kill -USR1 $reader
-	read result <&3
-	stop $read $g
-	kill -USR1 $reader
-	wait $reader
-	status=$?
-	printf '%s\n%s\n' "$ready" "$result" >/tmp/reader.out
-	emit reader-$read $status /tmp/reader.out /dev/null
-	exec 3<&-
-done
 `
 
 // sectorList formats sectors for the guest script, in order.
@@ -235,7 +199,7 @@ func TestVMStorage(t *testing.T) {
 		"/zns.bt":       write("zns.bt", vmZNSScript),
 		"/zns-check.bt": write("zns-check.bt", vmZNSCheckScript),
 	}
-	for _, tool := range []string{"bio_latency", "bio_max_latency", "rq_latency", "pagecache_pid"} {
+	for _, tool := range []string{"bio_latency", "bio_max_latency", "rq_latency"} {
 		files["/tools/"+tool+".bt"] = "../testdata/storage/" + tool + ".bt"
 	}
 	var zoneReads, io4k, io64k []int
@@ -255,7 +219,6 @@ func TestVMStorage(t *testing.T) {
 		"PRESETS":    sectorList(vmPassthroughResets),
 		"BLOCKIO4K":  sectorList(io4k),
 		"BLOCKIO64K": sectorList(io64k),
-		"PAGES":      strconv.Itoa(vmPagecachePages),
 	}
 
 	for _, k := range vmtest.Kernels {
@@ -298,25 +261,6 @@ func TestVMStorage(t *testing.T) {
 			})
 			t.Run("bio_max_latency", func(t *testing.T) {
 				checkMaxLatency(t, section(t, "bio_max_latency").stdout)
-			})
-			t.Run("pagecache_pid", func(t *testing.T) {
-				for _, c := range []struct {
-					read         string
-					hits, misses int
-				}{
-					{"first", 0, vmPagecachePages},
-					{"second", vmPagecachePages, 0},
-				} {
-					reader := section(t, "reader-"+c.read).stdout
-					if want := fmt.Sprintf("ready\nread %d\n", 4096*vmPagecachePages); reader != want {
-						t.Errorf("%s read: the reader printed %q, want %q", c.read, reader, want)
-					}
-					s := section(t, c.read)
-					want := fmt.Sprintf("[Total %d Hit %d miss %d]", vmPagecachePages, c.hits, c.misses)
-					if !slices.Contains(strings.Split(s.stdout, "\n"), want) {
-						t.Errorf("%s read: no line %q", c.read, want)
-					}
-				}
 			})
 		})
 	}

@@ -1,6 +1,7 @@
-// Command blkio issues the block I/O that tests/vm/vm_storage_test.go traces
-// in a vmtest guest, whose busybox has no tool for these ioctls. The test
-// builds it with CGO_ENABLED=0, so that it runs in the guest's initramfs.
+// Command blkio issues the I/O that tests/vm/vm_storage_test.go and
+// vm_cache_test.go trace in a vmtest guest, whose busybox has no tool for
+// these ioctls or for I/O that waits for a signal. The tests build it with
+// CGO_ENABLED=0, so that it runs in the guest's initramfs.
 //
 //	blkio read DEV SIZE SECTOR...     a direct (O_DIRECT) read of SIZE bytes
 //	                                  at each 512-byte SECTOR of DEV
