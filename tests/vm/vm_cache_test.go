@@ -64,7 +64,7 @@ trace() {
 	/gtrace tools pagecache -p $worker >/tmp/pagecache.fifo 2>/tmp/pagecache.err &
 	pagecache_pid=$!
 	wait_links $pagecache_pid 4 >>/tmp/pagecache.err
-	/gtrace tools cachestat 1 >/tmp/cachestat.fifo 2>/tmp/cachestat.err &
+	/gtrace tools cachestat -T 1 >/tmp/cachestat.fifo 2>/tmp/cachestat.err &
 	cachestat_pid=$!
 	wait_links $cachestat_pid 4 >>/tmp/cachestat.err
 	read -t 2 nothing <&3
@@ -116,8 +116,9 @@ var vmCacheRuns = []struct {
 }
 
 // vmCacheLine is a line of cachestat or pagecache's table: hits, misses,
-// dirtied pages and the hit ratio, after pagecache's PID and COMM.
-var vmCacheLine = regexp.MustCompile(`^ *(?:(\d+) +(\S+) +)?(\d+) +(\d+) +(\d+) +(\d+\.\d\d)%$`)
+// dirtied pages and the hit ratio, after cachestat's time (-T) or
+// pagecache's PID and COMM.
+var vmCacheLine = regexp.MustCompile(`^(\d\d:\d\d:\d\d)? *(?:(\d+) +(\S+) +)?(\d+) +(\d+) +(\d+) +(\d+\.\d\d)%$`)
 
 func TestVMCache(t *testing.T) {
 	files := map[string]string{
@@ -151,13 +152,13 @@ func TestVMCache(t *testing.T) {
 					}
 					want := vmCacheRow(r.hits, r.misses, r.dirtied)
 					t.Run("pagecache", func(t *testing.T) {
-						pid, rows := vmCacheRows(t, sections.get(t, "pagecache-"+r.name, 0).stdout)
+						pid, rows := vmCacheRows(t, sections.get(t, "pagecache-"+r.name, 0).stdout, false)
 						if len(rows) != 1 || rows[0] != want || strconv.Itoa(pid)+"\n" != workerPid {
 							t.Errorf("rows %q of pid %d, want one of the worker, pid %s: %q", rows, pid, strings.TrimSpace(workerPid), want)
 						}
 					})
 					t.Run("cachestat", func(t *testing.T) {
-						_, rows := vmCacheRows(t, sections.get(t, "cachestat-"+r.name, 0).stdout)
+						_, rows := vmCacheRows(t, sections.get(t, "cachestat-"+r.name, 0).stdout, true)
 						var busy []string
 						for _, row := range rows {
 							if row != vmCacheRow(0, 0, 0) {
@@ -179,15 +180,16 @@ func TestVMCache(t *testing.T) {
 func vmCacheRow(hits, misses, dirtied int) string {
 	ratio := "0.00"
 	if hits+misses > 0 {
-		ratio = fmt.Sprintf("%d.%02d", hits*100/(hits+misses), hits*10000/(hits+misses)%100)
+		r := (hits*10000 + (hits+misses)/2) / (hits + misses)
+		ratio = fmt.Sprintf("%d.%02d", r/100, r%100)
 	}
 	return fmt.Sprintf("hits %d misses %d dirtied %d ratio %s%%", hits, misses, dirtied, ratio)
 }
 
 // vmCacheRows reads the output of cachestat or pagecache: its header,
 // then its rows, each formatted as vmCacheRow does (pagecache's for the
-// process blkio, whose pid it returns).
-func vmCacheRows(t *testing.T, out string) (pid int, rows []string) {
+// process blkio, whose pid it returns), each with a time if timed.
+func vmCacheRows(t *testing.T, out string, timed bool) (pid int, rows []string) {
 	t.Helper()
 	if !strings.Contains(out, "    HITS   MISSES  DIRTIES HITRATIO\n") {
 		t.Errorf("no header line")
@@ -197,17 +199,20 @@ func vmCacheRows(t *testing.T, out string) (pid int, rows []string) {
 		if m == nil {
 			continue
 		}
-		if m[1] != "" {
-			if m[2] != "blkio" {
-				t.Errorf("%q: a row of %s, not of blkio", line, m[2])
-			}
-			pid, _ = strconv.Atoi(m[1])
+		if timed != (m[1] != "") {
+			t.Errorf("%q: want a time: %v", line, timed)
 		}
-		hits, _ := strconv.Atoi(m[3])
-		misses, _ := strconv.Atoi(m[4])
-		dirtied, _ := strconv.Atoi(m[5])
+		if m[2] != "" {
+			if m[3] != "blkio" {
+				t.Errorf("%q: a row of %s, not of blkio", line, m[3])
+			}
+			pid, _ = strconv.Atoi(m[2])
+		}
+		hits, _ := strconv.Atoi(m[4])
+		misses, _ := strconv.Atoi(m[5])
+		dirtied, _ := strconv.Atoi(m[6])
 		row := vmCacheRow(hits, misses, dirtied)
-		if !strings.HasSuffix(row, " ratio "+m[6]+"%") {
+		if !strings.HasSuffix(row, " ratio "+m[7]+"%") {
 			t.Errorf("%q: the hit ratio of %s", line, row)
 		}
 		rows = append(rows, row)
