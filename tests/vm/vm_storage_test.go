@@ -21,9 +21,8 @@ import (
 // vmStorageScript, and the subtests check its sections.
 //
 // The I/O is issued by tests/testdata/blkio, built here: direct reads at
-// known sectors, zone resets through BLKRESETZONE and through NVMe
-// passthrough, and a read of a file that waits for a signal, so that a
-// tracer started in between sees nothing but the read.
+// known sectors, and zone resets through BLKRESETZONE and through NVMe
+// passthrough.
 
 // vmZNSScript is the NVMe/ZNS script of "Tracing with BPF" (the
 // BPF-Stosys-scripts wiki, 2022) in its last form, with the three edits
@@ -139,14 +138,8 @@ var (
 	vmPassthroughResets = []int{73728, 16384}
 )
 
-// vmPagecachePages is the size, in pages, of the file that the page-cache
-// section reads: no more than the 12 blocks of 4096 bytes that an ext2
-// inode addresses directly, so that reading it reads no indirect block
-// through the page cache.
-const vmPagecachePages = 12
-
 // vmStorageScript is the guest's shell script. $ZREADS, $NRESETS and
-// $PRESETS hold the sectors of the I/O above, $PAGES is vmPagecachePages.
+// $PRESETS hold the sectors of the I/O above.
 const vmStorageScript = `
 ` + vmShellFuncs + `
 # The zoned namespace, traced by the wiki's script and by the check.
@@ -163,33 +156,6 @@ section zns-io sh -c "
 stop zns $zns
 stop zns-check $check
 
-# A file on ext2, read twice: after the caches are dropped, and again.
-mkdir /mnt
-mke2fs -F -b 4096 /dev/nvme0n1 >/dev/null &&
-	mount -t ext4 -o noatime /dev/nvme0n1 /mnt &&
-	dd if=/dev/zero of=/mnt/data bs=4096 count=$PAGES 2>/dev/null &&
-	sync &&
-	echo 3 >/proc/sys/vm/drop_caches || echo "no file system on nvme0n1"
-# The reader writes to a pipe, and exits only after the tracer has stopped.
-mkfifo /tmp/reader
-for read in first second; do
-	/blkio read-on-signal /mnt/data >/tmp/reader &
-	reader=$!
-	exec 3</tmp/reader
-	read ready <&3
-	/gtrace /tools/pagecache_pid.bt $reader >/tmp/$read.out 2>/tmp/$read.err &
-	g=$!
-	wait_links $g 2 >>/tmp/$read.err
-	kill -USR1 $reader
-	read result <&3
-	stop $read $g
-	kill -USR1 $reader
-	wait $reader
-	status=$?
-	printf '%s\n%s\n' "$ready" "$result" >/tmp/reader.out
-	emit reader-$read $status /tmp/reader.out /dev/null
-	exec 3<&-
-done
 `
 
 // sectorList formats sectors for the guest script, in order.
@@ -216,7 +182,6 @@ func TestVMStorage(t *testing.T) {
 		"/zns.bt":       write("zns.bt", vmZNSScript),
 		"/zns-check.bt": write("zns-check.bt", vmZNSCheckScript),
 	}
-	files["/tools/pagecache_pid.bt"] = "../testdata/storage/pagecache_pid.bt"
 	var zoneReads []int
 	for _, zone := range slices.Sorted(maps.Keys(vmZoneReads)) {
 		zoneReads = append(zoneReads, vmZoneReads[zone]...)
@@ -225,7 +190,6 @@ func TestVMStorage(t *testing.T) {
 		"ZREADS":  sectorList(zoneReads),
 		"NRESETS": sectorList(vmNormalResets),
 		"PRESETS": sectorList(vmPassthroughResets),
-		"PAGES":   strconv.Itoa(vmPagecachePages),
 	}
 
 	for _, k := range vmtest.Kernels {
@@ -259,25 +223,6 @@ func TestVMStorage(t *testing.T) {
 			})
 			t.Run("zns-check", func(t *testing.T) {
 				checkZNSCheck(t, section(t, "zns-check").stdout)
-			})
-			t.Run("pagecache_pid", func(t *testing.T) {
-				for _, c := range []struct {
-					read         string
-					hits, misses int
-				}{
-					{"first", 0, vmPagecachePages},
-					{"second", vmPagecachePages, 0},
-				} {
-					reader := section(t, "reader-"+c.read).stdout
-					if want := fmt.Sprintf("ready\nread %d\n", 4096*vmPagecachePages); reader != want {
-						t.Errorf("%s read: the reader printed %q, want %q", c.read, reader, want)
-					}
-					s := section(t, c.read)
-					want := fmt.Sprintf("[Total %d Hit %d miss %d]", vmPagecachePages, c.hits, c.misses)
-					if !slices.Contains(strings.Split(s.stdout, "\n"), want) {
-						t.Errorf("%s read: no line %q", c.read, want)
-					}
-				}
 			})
 		})
 	}

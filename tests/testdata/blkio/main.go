@@ -1,6 +1,7 @@
-// Command blkio issues the block I/O that tests/vm/vm_storage_test.go and
-// vm_biotools_test.go and vm_nvme_test.go trace in a vmtest guest, whose
-// busybox has no tool for these ioctls. The tests build it with
+// Command blkio issues the I/O that tests/vm/vm_storage_test.go,
+// vm_biotools_test.go, vm_nvme_test.go and vm_cache_test.go trace in a
+// vmtest guest, whose busybox has no tool for these ioctls or for I/O that
+// waits for a signal. The tests build it with
 // CGO_ENABLED=0, so that it runs in the guest's initramfs.
 //
 //	blkio read DEV SIZE SECTOR...     a direct (O_DIRECT) read of SIZE bytes
@@ -30,6 +31,9 @@
 //	                                  DEV, but reads and writes of its N
 //	                                  sectors at SECTOR wait MS ms first
 //	                                  (dm-delay), for an I/O of known slowness
+//	blkio write-on-signal FILE PAGES  the same for a buffered write of
+//	                                  PAGES pages of 4096 bytes over the
+//	                                  start of FILE: "wrote N"
 //
 // Sectors are 512 bytes, the namespaces' logical block size, so a sector
 // number is also the NVMe LBA.
@@ -92,7 +96,7 @@ type nvmePassthruCmd struct {
 
 func main() {
 	if len(os.Args) < 3 {
-		fail(errors.New("usage: blkio read|write|reset|reset-all|nvme-reset|nvme-append|nvme-identify|read-on-signal|dm-delay ARGS..."))
+		fail(errors.New("usage: blkio read|write|reset|reset-all|nvme-reset|nvme-append|nvme-identify|read-on-signal|write-on-signal|dm-delay ARGS..."))
 	}
 	cmd, args := os.Args[1], os.Args[2:]
 	var err error
@@ -115,6 +119,8 @@ func main() {
 		err = readOnSignal(args[0])
 	case "dm-delay":
 		err = dmDelay(args)
+	case "write-on-signal":
+		err = writeOnSignal(args)
 	default:
 		err = fmt.Errorf("unknown command %q", cmd)
 	}
@@ -440,4 +446,38 @@ func dmIoctl(ctl int, req uintptr, name string, targets []dmTarget) error {
 	copy(hdr.Name[:], name)
 	copy(buf[unix.SizeofDmIoctl:], specs)
 	return ioctl(ctl, req, unsafe.Pointer(&words[0]))
+}
+
+// writeOnSignal is readOnSignal for a write: it opens args[0] for
+// writing, and when SIGUSR1 comes writes args[1] pages over its start,
+// a page per write, without syncing.
+func writeOnSignal(args []string) error {
+	if len(args) != 2 {
+		return errors.New("write-on-signal FILE PAGES")
+	}
+	pages, err := strconv.Atoi(args[1])
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(args[0], os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, unix.SIGUSR1)
+	fmt.Println("ready")
+	<-sig
+	buf := make([]byte, 4096)
+	total := 0
+	for i := 0; i < pages; i++ {
+		n, err := f.Write(buf)
+		total += n
+		if err != nil {
+			return err
+		}
+	}
+	fmt.Println("wrote", total)
+	<-sig
+	return nil
 }
