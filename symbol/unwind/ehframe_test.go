@@ -29,7 +29,15 @@ __attribute__((noinline)) void realign(void) {
 	x[0] = sink;
 	use(x);
 }
-int main(void) { funcA(); realign(); return 0; }
+int main(void) {
+#ifdef WAIT
+	char c;
+	read(0, &c, 1);
+#endif
+	funcA();
+	realign();
+	return 0;
+}
 `
 
 // build compiles nofpProgram with gcc and the given flags.
