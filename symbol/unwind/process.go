@@ -10,7 +10,8 @@ import (
 // ProcessRows builds the unwind table of process pid: the rows of every
 // file it maps executable, moved to where the file is loaded, sorted by
 // address. Addresses outside the mappings have no row or one of kind
-// None.
+// None, and so do the mappings of files whose tables cannot be read,
+// where unwinding stops.
 func ProcessRows(pid int) ([]Row, error) {
 	maps, err := symbol.ExecMappings(pid)
 	if err != nil {
@@ -20,14 +21,20 @@ func ProcessRows(pid int) ([]Row, error) {
 	files := map[string]*loaded{}
 	var out []Row
 	for _, m := range maps {
-		l := files[m.Path]
-		if l == nil {
-			if l, err = load(root + m.Path); err != nil {
-				return nil, fmt.Errorf("process %d: %w", pid, err)
+		l, ok := files[m.Path]
+		if !ok {
+			// map_files reaches a mapped file even when it is deleted
+			// or a memfd; its path, through the process's root, when
+			// map_files is not readable.
+			l, err = load(fmt.Sprintf("/proc/%d/map_files/%x-%x", pid, m.Start, m.End))
+			if err != nil {
+				l, _ = load(root + m.Path)
 			}
 			files[m.Path] = l
 		}
-		out = appendMapping(out, l, m)
+		if l != nil {
+			out = appendMapping(out, l, m)
+		}
 	}
 	return out, nil
 }
