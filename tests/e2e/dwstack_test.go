@@ -40,20 +40,24 @@ func TestDwUstack(t *testing.T) {
 	const cfg = `config = { unstable_dw_ustack = enable; show_debug_info = 0 } `
 	tests := []struct {
 		name, script string
+		args         []string
 		want         string // a regular expression the output matches
 	}{
-		{"frames", `uprobe:BIN:funcD { printf("%s", dw_ustack()); exit(); }`, `^` + dwChain},
-		{"map key", `uprobe:BIN:funcD { @[dw_ustack(3)] = count(); } interval:ms:300 { exit(); }`,
+		{"frames", `uprobe:BIN:funcD { printf("%s", dw_ustack()); exit(); }`, nil, `^` + dwChain},
+		{"map key", `uprobe:BIN:funcD { @[dw_ustack(3)] = count(); } interval:ms:300 { exit(); }`, nil,
 			`^\n*@\[\n {8}funcD\+0\n {8}funcC\+\d+\n {8}funcB\+\d+\n\]: \d+\n+$`},
-		{"perf mode", `uprobe:BIN:funcD { print(dw_ustack(perf, 2)); exit(); }`,
+		{"perf mode", `uprobe:BIN:funcD { print(dw_ustack(perf, 2)); exit(); }`, nil,
 			`^\n\t[0-9a-f]+ funcD\+0 \(\S+/nofp\)\n\t[0-9a-f]+ funcC\+\d+ \(\S+/nofp\)\n`},
-		{"len, and ustack's frame-pointer gap", `uprobe:BIN:funcD { printf("%d %d\n", len(dw_ustack), len(ustack)); exit(); }`,
+		{"json", `uprobe:BIN:funcD { print(dw_ustack(2)); exit(); }`, []string{"-f", "json"},
+			`\{"type": "value", "data": "\\n {8}funcD\+0\\n {8}funcC\+\d+\\n"\}\n`},
+		{"len, and ustack's frame-pointer gap", `uprobe:BIN:funcD { printf("%d %d\n", len(dw_ustack), len(ustack)); exit(); }`, nil,
 			`^(\d+) (\d+)\n`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			script := cfg + strings.ReplaceAll(tc.script, "BIN", bin)
-			r := harness.RunCmd(t, exec.Command(harness.Bin(), "-c", bin, "-e", script), 30*time.Second)
+			args := append([]string{"-c", bin, "-e", script}, tc.args...)
+			r := harness.RunCmd(t, exec.Command(harness.Bin(), args...), 30*time.Second)
 			if r.Code != 0 {
 				t.Fatalf("exit code %d, stderr:\n%s", r.Code, r.Stderr)
 			}
