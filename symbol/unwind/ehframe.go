@@ -137,6 +137,7 @@ func parseCIE(r *reader) (*cie, error) {
 		c.hasAug = true
 		n := r.uleb()
 		augEnd := r.pos + int(n)
+	augs:
 		for _, ch := range aug[1:] {
 			switch ch {
 			case 'R':
@@ -147,8 +148,9 @@ func parseCIE(r *reader) (*cie, error) {
 				r.u8()
 			case 'S', 'B':
 			default:
-				// Unknown augmentations end the ones we can read; the
-				// length says where the instructions start.
+				// The data of an unknown augmentation has an unknown
+				// size: the length says where the instructions start.
+				break augs
 			}
 		}
 		r.pos = augEnd

@@ -261,3 +261,31 @@ func TestDerefRBP(t *testing.T) {
 		}
 	}
 }
+
+// TestCorrupt reads a real .eh_frame cut short and with bytes changed:
+// errors or fewer rows, never a panic.
+func TestCorrupt(t *testing.T) {
+	bin := build(t, "-O2")
+	f, err := elf.Open(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sec := f.Section(".eh_frame")
+	data, err := sec.Data()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n := range len(data) {
+		parseEhFrame(data[:n], sec.Addr)
+	}
+	for i := range data {
+		for _, b := range []byte{0x00, 0x7f, 0xff} {
+			bad := bytes.Clone(data)
+			bad[i] = b
+			if fdes, err := parseEhFrame(bad, sec.Addr); err == nil {
+				merge(fdes)
+			}
+		}
+	}
+}
