@@ -159,16 +159,6 @@ func (g *gen) dwUserStack(t *sema.Type, e ast.Node, dst int) {
 	g.storeUserStack(dst)
 }
 
-// storeUserStack stores the stack id in R0 at dst, then the pid and,
-// where addresses are symbolized by binary, the program's index.
-func (g *gen) storeUserStack(dst int) {
-	g.emit(asm.StoreMem(regScratch, int16(dst), asm.R0, asm.DWord))
-	g.storePid(dst + 8)
-	if g.prog.Probe.Target != "" && PerProgramSymbols(g.info.Config.Settings) {
-		g.emit(asm.StoreImm(regScratch, int16(dst+12), int64(g.index+1), asm.Word))
-	}
-}
-
 // dwUserRegs puts the user's pc, sp and rbp into the state: from the
 // context of a user-space probe, whose pt_regs are the user's, or else
 // from the task's user registers, as bpftrace does.
