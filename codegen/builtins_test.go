@@ -70,7 +70,8 @@ var builtinSamples = map[string][]string{
 		`fexit:vfs_read { @x = sum(retval); }`,
 		`uretprobe:libc:malloc { @x = retval; }`,
 	},
-	"ustack": {`uprobe:libc:malloc { @x[ustack] = count(); }`, `kprobe:vfs_read { @x[ustack] = count(); }`, `tracepoint:syscalls:sys_enter_read { @x[ustack, kstack] = count(); }`},
+	"ustack":    {`uprobe:libc:malloc { @x[ustack] = count(); }`, `kprobe:vfs_read { @x[ustack] = count(); }`, `tracepoint:syscalls:sys_enter_read { @x[ustack, kstack] = count(); }`},
+	"dw_ustack": {`uprobe:libc:malloc { @x[dw_ustack] = count(); }`, `tracepoint:syscalls:sys_enter_read { @x[dw_ustack, kstack] = count(); }`, `BEGIN { print(dw_ustack); }`},
 	// The standard library's.
 	"ctx":         {`BEGIN { @x = ctx; }`, `kprobe:vfs_read { @x = *(uint64 *)ctx; }`},
 	"username":    {`BEGIN { @x[username] = count(); printf("%s\n", username); }`},
@@ -117,6 +118,7 @@ var funcSamples = map[string][]string{
 	"strcontains": {`BEGIN { @x = strcontains(comm, "sh"); }`, `tracepoint:syscalls:sys_enter_read { if (strcontains(str(args.buf), args.comm)) { @x = count(); } }`},
 	"kstack":      {`kprobe:vfs_read { @x[kstack(3)] = count(); @y[kstack(perf, 5)] = count(); @z[kstack(raw)] = count(); }`},
 	"ustack":      {`uprobe:libc:malloc { @x[ustack(3)] = count(); @y[ustack(perf)] = count(); }`},
+	"dw_ustack":   {`uprobe:libc:malloc { @x[dw_ustack(3)] = count(); @y[dw_ustack(perf, 127)] = count(); printf("%s %d\n", dw_ustack(raw), len(dw_ustack)); }`},
 	"usym":        {`uprobe:libc:malloc { @x[usym(arg0)] = count(); }`, `uretprobe:libc:malloc { printf("%s\n", usym(retval)); @x[usym(retval)] = count(); }`},
 	"uaddr":       {`uprobe:libc:malloc { @x = uaddr("environ"); }`, `uretprobe:libc:malloc { @x = *(uint64 *)uaddr("environ"); }`},
 
@@ -178,7 +180,8 @@ func fakeOptions() *sema.Options {
 	cfg.Unsafe = true
 	return &sema.Options{Config: cfg, Expand: fakekernel.Expand, Format: fakekernel.Format,
 		KernelType: fakekernel.KernelType, EnumValue: fakekernel.EnumValue, Func: fakekernel.Func,
-		Kaddr: fakekernel.Kaddr, KernelVar: fakekernel.KernelVar, HasKprobes: fakekernel.HasKprobes, Traceable: fakekernel.Traceable}
+		Kaddr: fakekernel.Kaddr, KernelVar: fakekernel.KernelVar, HasKprobes: fakekernel.HasKprobes, Traceable: fakekernel.Traceable,
+		UnwindTarget: true}
 }
 
 // check parses and checks src; the checker must accept it.

@@ -291,6 +291,8 @@ func (g *gen) compositeCall(call *ast.Call, dst int) {
 		g.str(args, t, dst)
 	case sema.FUstack:
 		g.userStack(t, dst)
+	case sema.FDwUstack:
+		g.dwUserStack(t, call, dst)
 	case sema.FUsym:
 		g.scalar(args[0])
 		g.emit(asm.StoreMem(regScratch, int16(dst), asm.R0, asm.DWord))

@@ -493,6 +493,8 @@ func (g *gen) composite(e ast.Expr, dst int) int {
 			g.storeBytes(dst, []byte(name), t.Size)
 		case builtin.Ustack:
 			g.userStack(t, dst)
+		case builtin.DwUstack:
+			g.dwUserStack(t, e, dst)
 		case builtin.Probetype:
 			g.storeBytes(dst, []byte(sema.Probetype(&g.prog.Probe)), t.Size)
 		default:

@@ -16,8 +16,8 @@ import (
 // probe's integer variables and context through a pointer to the probe's
 // frame, passed as the helper's context argument and kept in regFrame.
 
-// hasLoops reports whether a probe has a for loop or calls len() or
-// strcontains(), whose code needs a callback.
+// hasLoops reports whether a probe has a for loop or calls len(),
+// strcontains() or dw_ustack, whose code needs a callback.
 func hasLoops(p *ast.Probe) bool {
 	found := false
 	ast.Inspect(p, func(n ast.Node) bool {
@@ -25,7 +25,9 @@ func hasLoops(p *ast.Probe) bool {
 		case *ast.ForStmt:
 			found = true
 		case *ast.Call:
-			found = found || n.Name == "len" || n.Name == "strcontains"
+			found = found || n.Name == "len" || n.Name == "strcontains" || n.Name == "dw_ustack"
+		case *ast.Ident:
+			found = found || n.Name == "dw_ustack"
 		}
 		return !found
 	})

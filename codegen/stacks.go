@@ -136,6 +136,12 @@ func (g *gen) stackMap(t *sema.Type) string {
 // that the stack of a process gone by then still finds its binary.
 func (g *gen) userStack(t *sema.Type, dst int) {
 	g.stackID(t, userStackFlag)
+	g.storeUserStack(dst)
+}
+
+// storeUserStack stores the stack id in R0 at dst, then the pid and,
+// where addresses are symbolized by binary, the program's index.
+func (g *gen) storeUserStack(dst int) {
 	g.emit(asm.StoreMem(regScratch, int16(dst), asm.R0, asm.DWord))
 	g.storePid(dst + 8)
 	if g.prog.Probe.Target != "" && PerProgramSymbols(g.info.Config.Settings) {

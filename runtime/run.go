@@ -48,6 +48,9 @@ type Options struct {
 	// Stats turns the kernel's accounting of BPF programs on while
 	// tracing and prints each probe's runs and run time at exit.
 	Stats bool
+	// UnwindPids are the processes whose unwind tables dw_ustack
+	// reads: -p's, -c's and those of --dwarf-pid.
+	UnwindPids []int
 	// Cpid is the -c child's pid. As in bpftrace, its uprobes are not
 	// limited to it: a child's children run the same libraries.
 	Cpid int
@@ -266,12 +269,20 @@ func Run(out *codegen.Output, opts *Options) (code int, err error) {
 
 // load creates the maps and loads every program through the verifier.
 func (r *run) load() error {
-	maps := &ebpf.CollectionSpec{Maps: r.out.Spec.Maps}
-	coll, err := ebpf.NewCollection(maps)
+	specs, fillUnwind, err := unwindTables(r.out.Spec.Maps, r.opts.UnwindPids)
+	if err != nil {
+		return err
+	}
+	coll, err := ebpf.NewCollection(&ebpf.CollectionSpec{Maps: specs})
 	if err != nil {
 		return fmt.Errorf("create maps: %w", err)
 	}
 	r.coll = coll
+	if fillUnwind != nil {
+		if err := fillUnwind(coll); err != nil {
+			return err
+		}
+	}
 	r.dec.stacks = stackMaps(coll)
 	// The verifier's work is most of a load: one program per CPU at a
 	// time, so that thousands of probes load in parallel.

@@ -33,11 +33,12 @@ func newUserSymbols(out *codegen.Output) userSymbols {
 	return s
 }
 
-// stackMaps are the collection's stack maps, by name.
+// stackMaps are the collection's stack maps, and dw_ustack's map of
+// stacks, by name.
 func stackMaps(coll *ebpf.Collection) map[string]*ebpf.Map {
 	maps := map[string]*ebpf.Map{}
 	for name, m := range coll.Maps {
-		if m.Type() == ebpf.StackTrace {
+		if m.Type() == ebpf.StackTrace || name == codegen.DwStacksMap {
 			maps[name] = m
 		}
 	}
@@ -100,9 +101,12 @@ func (d *decoder) stackAddrs(t *sema.Type, id int64) []uint64 {
 }
 
 // stackBytes is the value of stack id in the stack map of type t, or
-// nil.
+// in dw_ustack's map, or nil.
 func (d *decoder) stackBytes(t *sema.Type, id int64) []byte {
 	name, _, _ := codegen.StackMap(t)
+	if id >= codegen.DwStackMark {
+		name = codegen.DwStacksMap
+	}
 	m := d.stacks[name]
 	if id < 0 || m == nil {
 		return nil

@@ -48,6 +48,7 @@ var builtins = map[Builtin]builtinSpec{
 	builtin.Probetype:  {},
 	builtin.LeaderComm: {},
 	builtin.LeaderTid:  {},
+	builtin.DwUstack:   {typ: UStackT},
 }
 
 // lookupBuiltin returns the builtin variable name spells, or builtin.None
@@ -129,6 +130,7 @@ const (
 	FPath
 	FSignalThread
 	FUnwatch
+	FDwUstack
 )
 
 type funcSpec struct {
@@ -213,6 +215,7 @@ var funcs = [...]funcSpec{
 	FPath:         {name: "path", minArgs: 1, maxArgs: 2},
 	FSignalThread: {name: "signal_thread", minArgs: 1, maxArgs: 1},
 	FUnwatch:      {name: "unwatch", minArgs: 1, maxArgs: 1},
+	FDwUstack:     {name: "dw_ustack", minArgs: 0, maxArgs: 2},
 }
 
 // JoinArgs and JoinArgSize bound join(): the elements read, and the bytes

@@ -152,6 +152,8 @@ func (c *checker) call(call *ast.Call) *Type {
 		return Int64
 	case FKstack, FUstack:
 		return c.stackCall(call, f)
+	case FDwUstack:
+		return c.dwUstack(call, c.stackCall(call, f))
 	case FUsym:
 		c.wantInt(args[0], c.expr(args[0]))
 		return UsymT

@@ -61,6 +61,9 @@ type Options struct {
 	// Pid is the process of -p, 0 for none: user-space attach points
 	// are resolved in it.
 	Pid int
+	// UnwindTarget says that a process whose unwind tables dw_ustack
+	// reads is named: by -p, -c or --dwarf-pid.
+	UnwindTarget bool
 }
 
 // Check type-checks prog and expands its probes. Errors and warnings
@@ -1205,6 +1208,8 @@ func (c *checker) ident(e *ast.Ident) *Type {
 		return StringType(len(c.prog.Probe.Name) + 1)
 	case builtin.Kstack, builtin.Ustack:
 		return c.stackBuiltin(e, b)
+	case builtin.DwUstack:
+		return c.dwUstack(e, c.stackBuiltin(e, builtin.Ustack))
 	case builtin.Ppid, builtin.Pcomm:
 		// As bpftrace's: the pid (a thread's id) and comm of the task
 		// that forked this one.

@@ -20,7 +20,7 @@ const maxStackLimit = 1024
 // arguments optional.
 func (c *checker) stackCall(call *ast.Call, f Func) *Type {
 	t := &Type{Kind: KStack, Size: 8}
-	if f == FUstack {
+	if f == FUstack || f == FDwUstack {
 		t = &Type{Kind: UStack, Size: 16}
 	} else if c.prog.Probe.Fused != nil {
 		t.Trim = true

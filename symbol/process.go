@@ -41,3 +41,30 @@ func ProcessRoot(pid int) string {
 	}
 	return fmt.Sprintf("/proc/%d/root", pid)
 }
+
+// Mapping is an executable file mapping of a process.
+type Mapping struct {
+	Start, End uint64 // [Start, End)
+	Offset     uint64 // the file offset mapped at Start
+	Path       string // as the process names it
+}
+
+// ExecMappings lists the executable mappings of files of process pid,
+// in address order.
+func ExecMappings(pid int) ([]Mapping, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/maps", pid))
+	if err != nil {
+		return nil, fmt.Errorf("read maps of process %d: %w", pid, err)
+	}
+	maps, err := parseMaps(string(data))
+	if err != nil {
+		return nil, fmt.Errorf("parse maps of process %d: %w", pid, err)
+	}
+	var out []Mapping
+	for _, m := range maps {
+		if m.exec && strings.HasPrefix(m.path, "/") {
+			out = append(out, Mapping{Start: m.start, End: m.end, Offset: m.offset, Path: m.path})
+		}
+	}
+	return out, nil
+}

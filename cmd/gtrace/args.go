@@ -18,7 +18,7 @@ const (
 
 // longValued are the long options that take a value.
 var longValued = map[string]bool{
-	"--cmd": true, "--debug": true, "--debuginfo": true, "--emit-elf": true,
+	"--cmd": true, "--debug": true, "--debuginfo": true, "--dwarf-pid": true, "--emit-elf": true,
 	"--include": true, "--mode": true, "--no-feature": true, "--output": true,
 	"--pid": true, "--probe-filter": true,
 }

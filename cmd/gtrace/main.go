@@ -44,6 +44,8 @@ OPTIONS:
     -lv [SEARCH]   list probes with their arguments, types with their fields
     -c, --cmd CMD  run CMD, set cpid, and exit when it exits
     -p, --pid PID  trace only process PID; exit when it exits
+    --dwarf-pid PID
+                   add PID to the processes dw_ustack reads unwind tables of
     -I DIR         add DIR to the directories searched by #include
     --include FILE include FILE before the program
     --debuginfo DIR[:DIR]
@@ -116,6 +118,7 @@ type options struct {
 	listPattern    string
 	command        string
 	pid            int
+	dwarfPids      []int // --dwarf-pid: more processes dw_ustack unwinds
 	format         string
 	outFile        string
 	quiet, verbose bool
@@ -247,6 +250,13 @@ func parseArgs(args []string) (*options, error) {
 			var s string
 			if s, err = value(); err == nil {
 				o.pid, err = parsePid(s)
+			}
+		case a == "--dwarf-pid":
+			var s string
+			if s, err = value(); err == nil {
+				var pid int
+				pid, err = parsePid(s)
+				o.dwarfPids = append(o.dwarfPids, pid)
 			}
 		case a == "-f":
 			o.format, err = value()
@@ -459,7 +469,8 @@ func trace(o *options, stdout, stderr io.Writer) error {
 		IncludeDirs: o.includeDirs,
 		Includes:    o.includes,
 		Check: sema.Options{Config: sema.Config{Unsafe: o.unsafe, Params: o.params, Named: o.named},
-			Env: os.LookupEnv, NoFusion: o.noFusion, Pid: o.pid},
+			Env: os.LookupEnv, NoFusion: o.noFusion, Pid: o.pid,
+			UnwindTarget: o.pid != 0 || o.command != "" || len(o.dwarfPids) > 0},
 		Codegen: codegen.Options{Pid: uint32(o.pid), HelperErrors: o.warnings},
 	}
 	// As in bpftrace v0.26, -d prints and the program still runs.
@@ -545,6 +556,14 @@ func trace(o *options, stdout, stderr io.Writer) error {
 			fmt.Fprintln(bw, "__BPFTRACE_NOTIFY_PROBES_ATTACHED")
 			flush()
 		}
+	}
+	ropts.UnwindPids = append([]int{o.pid}, o.dwarfPids...)
+	if child != nil && prog.Output.Spec.Maps[codegen.DwRowsMap] != nil && !o.dryRun {
+		// dw_ustack reads the tables of the libraries the child maps.
+		if err := child.RunToEntry(); err != nil {
+			return err
+		}
+		ropts.UnwindPids = append(ropts.UnwindPids, child.Pid)
 	}
 	if child != nil {
 		ropts.Attached = child.Release

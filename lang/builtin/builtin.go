@@ -44,6 +44,7 @@ const (
 	Probetype
 	LeaderComm // the comm of the thread group's leader
 	LeaderTid  // the thread id of the thread group's leader
+	DwUstack   // the user stack, unwound by DWARF call frame information
 )
 
 var names = [...]string{
@@ -79,6 +80,7 @@ var names = [...]string{
 	Probetype:  "probetype",
 	LeaderComm: "leader_comm",
 	LeaderTid:  "leader_tid",
+	DwUstack:   "dw_ustack",
 }
 
 // Lookup returns the builtin variable name spells, or None. arg0, arg1

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"regexp"
+	"runtime"
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
@@ -26,7 +27,7 @@ var featureChecks = map[string]func() bool{
 	"iter":               haveIter,
 	"libpath_resolv":     present,
 	"dwarf":              present,
-	"dwunwind":           present,
+	"dwunwind":           func() bool { return runtime.GOARCH == "amd64" }, // dw_ustack is x86-64's only
 	"blazesym":           present,
 	"kprobe_multi":       func() bool { return features.HaveBPFLinkKprobeMulti() == nil },
 	"kprobe_session":     func() bool { return features.HaveBPFLinkKprobeSession() == nil },
