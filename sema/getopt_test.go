@@ -42,7 +42,7 @@ func TestCompileTimeValues(t *testing.T) {
 		{name: "unsigned option", src: `BEGIN { @x = getopt("aa", 20); }`, named: []string{"aa=0xffffffffffffffff"}, typ: "uint64"},
 		{name: "signed option", src: `BEGIN { @x = getopt("bb", -1, "the b"); }`, named: []string{"bb=-10"}, typ: "int64"},
 		{name: "string option", src: `BEGIN { @x = getopt("cc", "hello"); }`, named: []string{"cc=bye"}, typ: "string[4]"},
-		{name: "option as print's top", src: `BEGIN { @x = 1; print(@x, getopt("top", 10), getopt("div", -1)); }`, named: []string{"top=3"}, typ: "int64"},
+		{name: "option as print's top", src: `BEGIN { @x = 1; print(@x, getopt("top", 10), getopt("div", -1)); }`, named: []string{"top=3"}, typ: "int8"},
 		{name: "string option as print's top", src: `BEGIN { @x = 1; print(@x, getopt("top", "s")); }`,
 			err: "print(): top and div must be constant integers"},
 		{name: "same option twice", src: `BEGIN { @x = getopt("aa", 1, "A") + getopt("aa", 1); }`, typ: "uint64"},
