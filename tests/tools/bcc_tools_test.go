@@ -716,14 +716,34 @@ func TestBCCTcpconnect(t *testing.T) {
 	}
 }
 
-// TestBCCTcpconnectDifferential: neither libbpf-tools' tcpconnect nor
-// bpftrace 0.17's tcpconnect.bt runs here.
+// TestBCCTcpconnectDifferential runs gtrace's tcpconnect and
+// libbpf-tools' at once on the loopback traffic: the same fields.
+// libbpf-tools' attaches a kprobe to tcp_v4_connect, and bpftrace 0.17's
+// tcpconnect.bt one to tcp_connect.
 func TestBCCTcpconnectDifferential(t *testing.T) {
 	testutils.RequireRoot(t)
-	if _, err := os.Stat("/sys/kernel/tracing/kprobe_events"); err == nil {
-		t.Skip("this kernel has kprobes: the comparison is not written")
+	if _, err := os.Stat("/sys/kernel/tracing/kprobe_events"); err != nil {
+		t.Skip("libbpf-tools' tcpconnect attaches a kprobe to tcp_v4_connect, and this kernel has no kprobes: " + err.Error())
 	}
-	t.Skip("libbpf-tools' tcpconnect and bpftrace 0.17's tcpconnect.bt attach kprobes to tcp_v4_connect and tcp_connect, which this kernel lacks (no kprobe_events)")
+	pid := []string{"-p", strconv.Itoa(os.Getpid())}
+	tools := []*background{
+		gtraceTool(t, "PID", append([]string{"tcpconnect"}, pid...)...),
+		libbpfTool(t, "PID", "tcpconnect", pid...),
+	}
+	listen, _ := loopbackTraffic(t)
+	ports := itoas([]int{listen[0], listen[0], listen[1]})
+	var want []string
+	for _, p := range ports {
+		want = append(want, fmt.Sprintf("%d %s 4 127.0.0.1 127.0.0.1 %s", os.Getpid(), testComm(t), p))
+	}
+	for _, b := range tools {
+		b.await(3, 5, ports...)
+		var got []string
+		for _, l := range linesWithField(b.stop(t), 5, ports...) {
+			got = append(got, strings.Join(strings.Fields(l), " "))
+		}
+		expectLines(t, b.name+": the connections", got, want)
+	}
 }
 
 // tcplifeLines are tcplife's lines for the loopback traffic: each
