@@ -412,6 +412,8 @@ func (g *gen) constInt(e ast.Expr) int64 {
 		return -g.constInt(e.X)
 	case *ast.BlockExpr:
 		return g.constInt(e.Value)
+	case *ast.Cast:
+		return g.constInt(e.X) // an integer option's literal
 	case *ast.Positional:
 		if e.Count {
 			return int64(len(g.info.Config.Params))

@@ -964,6 +964,14 @@ func (c *checker) constInt(e ast.Expr) (int64, bool) {
 		if len(e.Stmts) == 0 && e.Value != nil {
 			return c.constInt(e.Value)
 		}
+	case *ast.Call:
+		// An integer option, as print(@m, getopt("top", 10)): getopt()
+		// stands for (uint64)N or (int64)N.
+		if e.Name == "getopt" && c.expr(e).Kind == Int {
+			if cast, ok := c.prog.Stands[e].(*ast.Cast); ok {
+				return c.constInt(cast.X)
+			}
+		}
 	}
 	return 0, false
 }

@@ -24,6 +24,16 @@ var Flags = []Flag{
 	{"-m", "milliseconds", ""},
 	{"-u", "microseconds", ""},
 	{"-T", "timestamp", ""},
+	{"-P", "pids", ""},
+	{"-L", "latency", ""},
+	{"-t", "elapsed", ""},
+	{"-x", "failed", ""},
+	{"-e", "errno", "ERRNO"},
+	{"-n", "name", "NAME"},
+	{"-l", "line", "LINE"},
+	{"-i", "interval", "INTERVAL"},
+	{"-C", "counts", ""},
+	{"-N", "nanoseconds", ""},
 }
 
 // Interval and count are the options the positional INTERVAL and COUNT

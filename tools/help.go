@@ -81,7 +81,10 @@ func (t *Tool) WriteHelp(w io.Writer) error {
 
 // WriteList writes the list of tools, by group, a line each.
 func WriteList(w io.Writer, all []*Tool) error {
-	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
+	width := 0
+	for _, t := range all {
+		width = max(width, len(t.Name))
+	}
 	for _, g := range Groups {
 		first := true
 		for _, t := range all {
@@ -89,13 +92,17 @@ func WriteList(w io.Writer, all []*Tool) error {
 				continue
 			}
 			if first {
-				fmt.Fprintf(tw, "%s:\n", g.Title)
+				if _, err := fmt.Fprintf(w, "%s:\n", g.Title); err != nil {
+					return err
+				}
 				first = false
 			}
-			fmt.Fprintf(tw, "  %s\t%s\n", t.Name, t.Summary)
+			if _, err := fmt.Fprintf(w, "  %-*s  %s\n", width, t.Name, t.Summary); err != nil {
+				return err
+			}
 		}
 	}
-	return tw.Flush()
+	return nil
 }
 
 // WriteMarkdown writes the list of tools as the README shows it: a

@@ -73,6 +73,45 @@ func TestParseArgs(t *testing.T) {
 	}
 }
 
+// TestParseArgsBCC maps BCC's command lines of other tools onto their
+// options: the letters BCC gives two meanings are long options.
+func TestParseArgsBCC(t *testing.T) {
+	tests := []struct {
+		tool string
+		args []string
+		want []string
+	}{
+		{"syscount", []string{"-PLxm", "-e", "2", "-i", "5"}, []string{"pids", "latency", "failed", "milliseconds", "errno=2", "interval=5"}},
+		{"syscount", []string{"--top=20", "-p181"}, []string{"top=20", "pid=181"}},
+		{"execsnoop", []string{"-xTt", "-n", "main", "-l", "tpkg"}, []string{"failed", "timestamp", "elapsed", "name=main", "line=tpkg"}},
+		{"runqlat", []string{"-mT", "--tids", "1", "10"}, []string{"milliseconds", "timestamp", "tids", "interval=1", "count=10"}},
+		{"hardirqs", []string{"-CN", "--dist"}, []string{"counts", "nanoseconds", "dist"}},
+		{"tcpconnect", []string{"-t", "--port=80"}, []string{"elapsed", "port=80"}},
+	}
+	for _, tt := range tests {
+		tool, err := Lookup(tt.tool)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := tool.ParseArgs(tt.args)
+		if err != nil {
+			t.Errorf("%s %q: %v", tt.tool, tt.args, err)
+			continue
+		}
+		if !reflect.DeepEqual(got.Named, tt.want) {
+			t.Errorf("%s %q: got %q, want %q", tt.tool, tt.args, got.Named, tt.want)
+		}
+	}
+	// -P is per process: tcpconnect's port is --port only.
+	tool, err := Lookup("tcpconnect")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tool.ParseArgs([]string{"-P", "80"}); err == nil || !strings.HasPrefix(err.Error(), "tcpconnect: unknown flag -P") {
+		t.Errorf("tcpconnect -P 80: %v, want unknown flag -P", err)
+	}
+}
+
 // TestParseArgsErrors checks that a bad command line says what is wrong
 // and shows the usage.
 func TestParseArgsErrors(t *testing.T) {
