@@ -59,7 +59,7 @@ func TestParseArgs(t *testing.T) {
 		{[]string{"-dnvme0n1"}, Run{Named: []string{"disk=nvme0n1"}}},
 		{[]string{"-Qd", "vda"}, Run{Named: []string{"queued", "disk=vda"}}},
 		{[]string{"--disk=vda", "--flags"}, Run{Named: []string{"disk=vda", "flags"}}},
-		{[]string{"-j", "-c", "dd if=/dev/zero of=x", "-h"}, Run{JSON: true, Command: "dd if=/dev/zero of=x", Help: true}},
+		{[]string{"-j", "-c", "dd if=/dev/zero of=x", "-h"}, Run{Format: "json", Command: "dd if=/dev/zero of=x", Help: true}},
 	}
 	for _, tt := range tests {
 		got, err := tool.ParseArgs(tt.args)
