@@ -22,6 +22,7 @@ type Flag struct {
 // stacks.
 var (
 	patternTools = []string{"funccount", "funclatency", "stackcount"}
+	durationD    = []string{"funccount", "funclatency"}
 	stackTools   = []string{"stackcount", "profile", "offcputime"}
 )
 
@@ -30,7 +31,8 @@ var (
 var Flags = []Flag{
 	{"-p", "pid", "PID", nil},
 	{"-d", "disk", "DISK", nil},
-	{"-d", "duration", "DURATION", patternTools},
+	{"-d", "duration", "DURATION", durationD},
+	{"-D", "duration", "DURATION", []string{"stackcount"}},
 	{"-i", "interval", "INTERVAL", patternTools},
 	{"-D", "disks", "", nil},
 	{"-F", "flags", "", nil},
@@ -168,6 +170,9 @@ func (t *Tool) ParseArgs(args []string) (*Run, error) {
 				r.Named = append(r.Named, n)
 			}
 		}
+	}
+	if r.Help {
+		return r, nil
 	}
 	if len(t.Arguments) > 0 {
 		return r, t.bindArguments(r, positional, flagged, regexp)

@@ -44,7 +44,7 @@ func AttachPoint(pattern string, regexp bool) (entry, ret string, err error) {
 	if fn == "" {
 		return "", "", fmt.Errorf("pattern %q names no function", pattern)
 	}
-	if lib != "" && !strings.Contains(lib, "/") && !strings.HasPrefix(lib, "lib") {
+	if kind != "t" && lib != "" && !strings.Contains(lib, "/") && !strings.HasPrefix(lib, "lib") {
 		lib = "lib" + lib
 	}
 	switch {
