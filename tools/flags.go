@@ -41,6 +41,8 @@ var Flags = []Flag{
 	{"-Q", "queued", "", nil},
 	{"-m", "milliseconds", "", nil},
 	{"-u", "microseconds", "", nil},
+	{"-m", "min_block", "MIN_BLOCK_TIME", []string{"offcputime"}},
+	{"-M", "max_block", "MAX_BLOCK_TIME", []string{"offcputime"}},
 	{"-T", "timestamp", "", nil},
 	{"-U", "user", "", nil},
 	{"-K", "kernel", "", nil},
@@ -193,18 +195,21 @@ func (t *Tool) ParseArgs(args []string) (*Run, error) {
 }
 
 // bindArguments binds the tool's declared arguments, in order, each
-// given in its place, by a flag (flagged), or by its default: one the
-// script reads as an option sets it, as INTERVAL does, a probe pattern
-// becomes attach points, and any other is the next positional parameter.
+// given by a flag (flagged), in its place among the positional ones, or
+// by its default: one the script reads as an option sets it, as
+// INTERVAL does, a probe pattern becomes attach points, and any other is
+// the next positional parameter.
 func (t *Tool) bindArguments(r *Run, positional []string, flagged map[string]string, regexp bool) error {
-	if len(positional) > len(t.Arguments) {
-		return t.usageError("unexpected argument %s", positional[len(t.Arguments)])
+	inPlace := t.positionalArguments()
+	if len(positional) > len(inPlace) {
+		return t.usageError("unexpected argument %s", positional[len(inPlace)])
 	}
-	for i, a := range t.Arguments {
+	for i, p := range positional {
+		flagged[inPlace[i].Name] = p
+	}
+	for _, a := range t.Arguments {
 		p, ok := flagged[a.Name]
 		switch {
-		case i < len(positional):
-			p = positional[i]
 		case ok:
 		case a.Default != "":
 			p = a.Default
@@ -295,6 +300,18 @@ func (t *Tool) folds() bool {
 // usageError is a command-line error followed by the usage line.
 func (t *Tool) usageError(format string, args ...any) error {
 	return fmt.Errorf("%s: %s\n%s", t.Name, fmt.Sprintf(format, args...), t.UsageLine())
+}
+
+// positionalArguments are the tool's arguments given in their place on
+// the command line: those no flag gives.
+func (t *Tool) positionalArguments() []Argument {
+	var in []Argument
+	for _, a := range t.Arguments {
+		if !slices.ContainsFunc(flagsFor(t.Name), func(f Flag) bool { return f.Option == a.Name }) {
+			in = append(in, a)
+		}
+	}
+	return in
 }
 
 // argument finds the tool's argument called name.

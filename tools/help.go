@@ -3,7 +3,6 @@ package tools
 import (
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"text/tabwriter"
 )
@@ -19,7 +18,7 @@ func (t *Tool) UsageLine() string {
 	if t.folds() {
 		parts = append(parts, "[--flamegraph FILE]", "[--pprof FILE]")
 	}
-	for _, a := range t.Arguments {
+	for _, a := range t.positionalArguments() {
 		if a.Optional {
 			parts = append(parts, "["+a.Name+"]")
 		} else {
@@ -40,10 +39,16 @@ func (t *Tool) intervalCount() bool {
 	return ok && len(t.Arguments) == 0
 }
 
-// allOptions are the script's options, then those the frame handles
-// for the tool and the arguments a flag gives.
+// allOptions are the script's options but those its arguments set,
+// then those the frame handles for the tool and the arguments a flag
+// gives.
 func (t *Tool) allOptions() []Option {
-	all := slices.Clone(t.Options)
+	var all []Option
+	for _, o := range t.Options {
+		if t.argument(o.Name) == nil {
+			all = append(all, o)
+		}
+	}
 	for _, f := range flagsFor(t.Name) {
 		if desc, ok := frameOptions[f.Option]; ok {
 			all = append(all, Option{Name: f.Option, Description: desc})
@@ -100,10 +105,10 @@ func (t *Tool) WriteHelp(w io.Writer) error {
 		fmt.Fprintf(tw, "  --flamegraph FILE\twrite a flame graph of the stacks at exit, .svg or .html\n")
 		fmt.Fprintf(tw, "  --pprof FILE\twrite a pprof profile of the stacks at exit\n")
 	}
-	if len(t.Arguments) > 0 {
+	if len(t.positionalArguments()) > 0 {
 		fmt.Fprintf(tw, "\narguments:\n")
 	}
-	for _, a := range t.Arguments {
+	for _, a := range t.positionalArguments() {
 		fmt.Fprintf(tw, "  %s\t%s\n", a.Name, a.Description)
 	}
 	for _, name := range []string{intervalOption, countOption} {
