@@ -178,7 +178,8 @@ func headerLines(src string) ([]string, error) {
 
 // argument reads a line of the ARGUMENTS: section.
 func argument(line string) (Argument, error) {
-	name, desc, _ := strings.Cut(strings.TrimSpace(line), " ")
+	line = strings.TrimSpace(line)
+	name, desc, _ := strings.Cut(line, " ")
 	a := Argument{Name: name, Description: strings.TrimSpace(desc)}
 	if inner, ok := strings.CutPrefix(name, "["); ok {
 		inner, a.Optional = strings.CutSuffix(inner, "]")
