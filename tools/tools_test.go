@@ -357,8 +357,8 @@ func TestArgumentsSection(t *testing.T) {
 		t.Errorf("usage %q", u)
 	}
 	for line, want := range map[string]string{
-		" *     pattern\n":      "argument line \"pattern\" is not `name  description`",
-		" *     [a]b  what\n":   "argument line \"[a]b  what\" is not",
+		" *     pattern\n":       "argument line \"pattern\" is not `name  description`",
+		" *     [a]b  what\n":    "argument line \"[a]b  what\" is not",
 		" *     [m]   a count\n": "argument m may be left out, but is no option: give it a default, [m=DEFAULT]",
 	} {
 		if _, err := parse("x", "cpu", []byte(head+line+tail)); err == nil || !strings.Contains(err.Error(), want) {
