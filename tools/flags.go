@@ -22,7 +22,6 @@ type Flag struct {
 // stacks.
 var (
 	patternTools = []string{"funccount", "funclatency", "stackcount"}
-	durationD    = []string{"funccount", "funclatency"}
 	stackTools   = []string{"stackcount", "profile", "offcputime"}
 )
 
@@ -31,7 +30,7 @@ var (
 var Flags = []Flag{
 	{"-p", "pid", "PID", nil},
 	{"-d", "disk", "DISK", nil},
-	{"-d", "duration", "DURATION", durationD},
+	{"-d", "duration", "DURATION", []string{"funccount", "funclatency"}},
 	{"-D", "duration", "DURATION", []string{"stackcount"}},
 	{"-i", "interval", "INTERVAL", patternTools},
 	{"-D", "disks", "", nil},
@@ -47,7 +46,7 @@ var Flags = []Flag{
 	{"-U", "user", "", nil},
 	{"-K", "kernel", "", nil},
 	{"-f", foldedOption, "", stackTools},
-	{"-r", regexpOption, "", []string{"funccount", "stackcount"}},
+	{"-r", regexpOption, "", patternTools},
 }
 
 // The options the frame handles itself rather than the script: folded
