@@ -46,11 +46,12 @@ func TestVMBCCTools(t *testing.T) {
 
 // checkVMBCCTools checks the sections of vmBCCToolsScript.
 func checkVMBCCTools(t *testing.T, sections vmSections) {
-	// reads checks that n counts dd's reads.
+	// reads checks that n counts dd's reads, and at most a hundred
+	// others.
 	reads := func(t *testing.T, what string, n int) {
 		t.Helper()
-		if n < vmBenchReads || n > 2*vmBenchReads {
-			t.Errorf("%s: %d, want dd's %d reads, and not twice as many", what, n, vmBenchReads)
+		if n < vmBenchReads || n > vmBenchReads+100 {
+			t.Errorf("%s: %d, want dd's %d reads and at most 100 others", what, n, vmBenchReads)
 		}
 	}
 	calls := regexp.MustCompile(`(?m)^@calls\[(\S+)\]: (\d+)$`)
