@@ -10,23 +10,60 @@ import (
 // UsageLine is the tool's one-line usage, as BCC's tools print it.
 func (t *Tool) UsageLine() string {
 	parts := []string{"usage: " + t.Name, "[-h]", "[-j]", "[-c CMD]"}
-	for _, o := range t.Options {
-		if o.Name == intervalOption || o.Name == countOption {
-			continue
+	for _, o := range t.allOptions() {
+		if !t.intervalCount() || o.Name != intervalOption && o.Name != countOption {
+			parts = append(parts, "["+t.spelling(o, false)+"]")
 		}
-		parts = append(parts, "["+t.spelling(o, false)+"]")
 	}
-	if _, ok := t.option(intervalOption); ok {
+	if t.folds() {
+		parts = append(parts, "[--flamegraph FILE]", "[--pprof FILE]")
+	}
+	for _, a := range t.positionalArguments() {
+		if a.Optional {
+			parts = append(parts, "["+a.Name+"]")
+		} else {
+			parts = append(parts, a.Name)
+		}
+	}
+	if t.intervalCount() {
 		parts = append(parts, "[interval [count]]")
 	}
 	return strings.Join(parts, " ")
+}
+
+// intervalCount says whether the positional INTERVAL and COUNT set the
+// options interval and count: the tool reads them and declares no
+// arguments of its own.
+func (t *Tool) intervalCount() bool {
+	_, ok := t.option(intervalOption)
+	return ok && len(t.Arguments) == 0
+}
+
+// allOptions are the script's options but those its arguments set,
+// then those the frame handles for the tool and the arguments a flag
+// gives.
+func (t *Tool) allOptions() []Option {
+	var all []Option
+	for _, o := range t.Options {
+		if t.argument(o.Name) == nil {
+			all = append(all, o)
+		}
+	}
+	for _, f := range flagsFor(t.Name) {
+		if desc, ok := frameOptions[f.Option]; ok {
+			all = append(all, Option{Name: f.Option, Description: desc})
+		} else if a := t.argument(f.Option); a != nil {
+			all = append(all, Option{Name: a.Name, Description: a.Description, Value: f.Value})
+		}
+	}
+	return all
 }
 
 // spelling is how usage spells an option: its short flag where one maps
 // onto it, its long form otherwise or as well (long).
 func (t *Tool) spelling(o Option, long bool) string {
 	var short string
-	for _, f := range Flags {
+	for _, f := range flagsFor(t.Name) {
 		if f.Option == o.Name {
 			short = f.Short
 			if f.Value != "" {
@@ -59,13 +96,23 @@ func (t *Tool) WriteHelp(w io.Writer) error {
 	fmt.Fprintf(tw, "  -h, --help\tshow this help and exit\n")
 	fmt.Fprintf(tw, "  -j, --json\tprint JSON, as bpftrace's -f json\n")
 	fmt.Fprintf(tw, "  -c CMD\trun CMD, and trace until it exits\n")
-	for _, o := range t.Options {
-		if o.Name != intervalOption && o.Name != countOption {
+	for _, o := range t.allOptions() {
+		if !t.intervalCount() || o.Name != intervalOption && o.Name != countOption {
 			fmt.Fprintf(tw, "  %s\t%s\n", t.spelling(o, true), o.Description)
 		}
 	}
+	if t.folds() {
+		fmt.Fprintf(tw, "  --flamegraph FILE\twrite a flame graph of the stacks at exit, .svg or .html\n")
+		fmt.Fprintf(tw, "  --pprof FILE\twrite a pprof profile of the stacks at exit\n")
+	}
+	if len(t.positionalArguments()) > 0 {
+		fmt.Fprintf(tw, "\narguments:\n")
+	}
+	for _, a := range t.positionalArguments() {
+		fmt.Fprintf(tw, "  %s\t%s\n", a.Name, a.Description)
+	}
 	for _, name := range []string{intervalOption, countOption} {
-		if o, ok := t.option(name); ok {
+		if o, ok := t.option(name); ok && t.intervalCount() {
 			fmt.Fprintf(tw, "  %s\t%s\n", name, o.Description)
 		}
 	}

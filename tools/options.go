@@ -45,7 +45,7 @@ func options(name string, src []byte) ([]Option, error) {
 		seen[lit.Value] = true
 		o := Option{Name: lit.Value}
 		if len(call.Args) > 1 {
-			o.Value = valueName(lit.Value, call.Args[1])
+			o.Value = valueName(name, lit.Value, call.Args[1])
 		}
 		if len(call.Args) > 2 {
 			if d, ok := call.Args[2].(*ast.StrLit); ok {
@@ -61,15 +61,15 @@ func options(name string, src []byte) ([]Option, error) {
 	return opts, err
 }
 
-// valueName is how usage names the value of option name with default
-// def: a flag's own value name where a flag maps onto the option, else
-// the default's kind.
-func valueName(name string, def ast.Expr) string {
+// valueName is how the usage of tool names the value of option name
+// with default def: a flag's own value name where a flag maps onto the
+// option, else the default's kind.
+func valueName(tool, name string, def ast.Expr) string {
 	switch def.(type) {
 	case *ast.BoolLit:
 		return ""
 	}
-	for _, f := range Flags {
+	for _, f := range flagsFor(tool) {
 		if f.Option == name && f.Value != "" {
 			return f.Value
 		}

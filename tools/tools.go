@@ -25,6 +25,20 @@ type Tool struct {
 	Source      []byte
 	// Options are the program options the script reads with getopt().
 	Options []Option
+	// Arguments are the positional arguments the first comment
+	// declares, in order.
+	Arguments []Argument
+}
+
+// Argument is a positional argument of a tool, declared in its first
+// comment's ARGUMENTS: section as a line `name  description`, or
+// `[name]  description` for one that may be left out, `[name=default]`
+// for one bound to its default then. A flag may give it too, where
+// Flags maps one onto its name.
+type Argument struct {
+	Name, Description string
+	Optional          bool
+	Default           string
 }
 
 // Groups are the tools' groups in the order they are listed, with their
@@ -105,15 +119,22 @@ func parse(name, group string, src []byte) (*Tool, error) {
 	}
 	t.Summary = strings.TrimSuffix(summary, ".")
 	var desc []string
-	examples := false
+	section := ""
 	for _, l := range rest {
 		switch {
-		case l == "EXAMPLES:":
-			examples = true
-		case examples && strings.TrimSpace(l) != "":
-			t.Examples = append(t.Examples, strings.TrimSpace(l))
-		case !examples:
+		case l == "EXAMPLES:" || l == "ARGUMENTS:":
+			section = l
+		case section == "":
 			desc = append(desc, l)
+		case strings.TrimSpace(l) == "":
+		case section == "EXAMPLES:":
+			t.Examples = append(t.Examples, strings.TrimSpace(l))
+		default:
+			a, err := argument(l)
+			if err != nil {
+				return nil, err
+			}
+			t.Arguments = append(t.Arguments, a)
 		}
 	}
 	t.Description = strings.TrimSpace(strings.Join(desc, "\n"))
@@ -122,6 +143,12 @@ func parse(name, group string, src []byte) (*Tool, error) {
 	}
 	if t.Options, err = options(name, src); err != nil {
 		return nil, err
+	}
+	// A parameter left out would shift those after it.
+	for _, a := range t.Arguments {
+		if _, ok := t.option(a.Name); a.Optional && a.Default == "" && !ok {
+			return nil, fmt.Errorf("argument %s may be left out, but is no option: give it a default, [%s=DEFAULT]", a.Name, a.Name)
+		}
 	}
 	return t, nil
 }
@@ -147,4 +174,19 @@ func headerLines(src string) ([]string, error) {
 		return nil, fmt.Errorf("the first comment is empty")
 	}
 	return lines, nil
+}
+
+// argument reads a line of the ARGUMENTS: section.
+func argument(line string) (Argument, error) {
+	line = strings.TrimSpace(line)
+	name, desc, _ := strings.Cut(line, " ")
+	a := Argument{Name: name, Description: strings.TrimSpace(desc)}
+	if inner, ok := strings.CutPrefix(name, "["); ok {
+		inner, a.Optional = strings.CutSuffix(inner, "]")
+		a.Name, a.Default, _ = strings.Cut(inner, "=")
+	}
+	if a.Name == "" || a.Description == "" || strings.ContainsAny(a.Name, "[]") {
+		return Argument{}, fmt.Errorf("argument line %q is not `name  description`, `[name]  description` or `[name=default]  description`", line)
+	}
+	return a, nil
 }

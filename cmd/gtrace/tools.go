@@ -11,7 +11,7 @@ import (
 
 const toolsUsage = `USAGE:
     gtrace tools                    list the tools
-    gtrace tools NAME [FLAGS] [INTERVAL [COUNT]]
+    gtrace tools NAME [FLAGS] [ARGUMENTS]
                                     run a tool; NAME -h for its usage
     gtrace tools show NAME          print a tool's script
     gtrace tools --markdown         the list as the README shows it
@@ -76,10 +76,16 @@ func runTool(name string, args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
-	o := &options{filename: t.Name + ".bt", source: t.Source, named: r.Named, command: r.Command,
-		format: "text", quiet: true}
-	if r.JSON {
-		o.format = "json"
+	if r.FlameGraph != "" {
+		if err := flameGraphExt(r.FlameGraph); err != nil {
+			fmt.Fprintf(stderr, "ERROR: %v\n", err)
+			return 2
+		}
+	}
+	o := &options{filename: t.Name + ".bt", source: t.Source, named: r.Named, params: r.Params,
+		command: r.Command, format: "text", flameGraph: r.FlameGraph, pprofFile: r.Pprof, quiet: true}
+	if r.Format != "" {
+		o.format = r.Format
 	}
 	if err := trace(o, stdout, stderr); err != nil {
 		if ec, ok := err.(exitCode); ok {

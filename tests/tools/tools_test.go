@@ -19,6 +19,7 @@ import (
 
 	"gtrace/internal/testutils"
 	"gtrace/tests/internal/harness"
+	gttools "gtrace/tools"
 )
 
 // toolDir holds the tools of Debian's bpftrace 0.17 package.
@@ -1085,8 +1086,37 @@ var toolNeeds = map[string]string{
 	"nvme": "rawtracepoint:nvme_setup_cmd",
 }
 
-// TestStorageToolsDryRun compiles gtrace's tools and loads them through
-// this kernel's verifier; the VM tests run them on disks. Where this
+// exampleArgs are the positional parameters and program options of the
+// first example of the tool at path: what its frame makes of the
+// example's command line.
+func exampleArgs(t *testing.T, path string) []string {
+	t.Helper()
+	tool, err := gttools.Lookup(strings.TrimSuffix(filepath.Base(path), ".bt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd, _, _ := strings.Cut(tool.Examples[0], "#")
+	var words []string
+	for _, w := range strings.Fields(cmd)[1:] {
+		words = append(words, strings.Trim(w, `'"`))
+	}
+	run, err := tool.ParseArgs(words)
+	if err != nil {
+		t.Fatalf("%s: example %q: %v", path, tool.Examples[0], err)
+	}
+	args := run.Params
+	if len(run.Named) > 0 {
+		args = append(args, "--")
+		for _, n := range run.Named {
+			args = append(args, "--"+n)
+		}
+	}
+	return args
+}
+
+// TestStorageToolsDryRun compiles gtrace's tools, each with its first
+// example's arguments, and loads them through this kernel's verifier;
+// the VM tests run them on disks. Where this
 // kernel refuses fentry programs, a tool with one is compiled only
 // (--emit-elf).
 func TestStorageToolsDryRun(t *testing.T) {
@@ -1096,7 +1126,7 @@ func TestStorageToolsDryRun(t *testing.T) {
 		t.Fatalf("no tools in ../../tools: %v", err)
 	}
 	for _, tool := range tools {
-		r := harness.Gtrace(t, "--dry-run", tool, "1")
+		r := harness.Gtrace(t, append([]string{"--dry-run", tool}, exampleArgs(t, tool)...)...)
 		need, ok := toolNeeds[filepath.Base(filepath.Dir(tool))]
 		if ok && harness.Gtrace(t, "-l", need).Stdout == "" {
 			missing := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(tool) +
@@ -1108,7 +1138,7 @@ func TestStorageToolsDryRun(t *testing.T) {
 		}
 		if r.Code != 0 && strings.Contains(r.Stderr, "this kernel does not allow fentry probes") {
 			t.Logf("%s: this kernel refuses fentry programs: compiling only", tool)
-			r = harness.Gtrace(t, "--dry-run", "--emit-elf", filepath.Join(t.TempDir(), "tool.o"), tool, "1")
+			r = harness.Gtrace(t, append([]string{"--dry-run", "--emit-elf", filepath.Join(t.TempDir(), "tool.o"), tool}, exampleArgs(t, tool)...)...)
 		}
 		if r.Code != 0 {
 			t.Errorf("%s: exit code %d, stderr:\n%s", tool, r.Code, r.Stderr)

@@ -1,0 +1,96 @@
+package vm
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"gtrace/internal/vmtest"
+)
+
+// The tests here run the pattern tools, funccount, funclatency and
+// stackcount, on kernel functions, by kprobes, which the host does not
+// have: under each kernel, one boot runs every command as a section.
+// dd reads vmBenchReads bytes one at a time, each read a vfs_read; the
+// guest's other processes and gtrace itself may add a few.
+
+// vmBCCToolsScript is the guest's shell script.
+const vmBCCToolsScript = vmShellFuncs + `
+DD="dd if=/dev/zero of=/dev/null bs=1 count=$READS"
+section funccount /gtrace tools funccount -c "$DD" 'vfs_rea*'
+section funccount-r /gtrace tools funccount -r -c "$DD" '^vfs_read$'
+section funclatency /gtrace tools funclatency -u -c "$DD" vfs_read
+section funclatency-F /gtrace tools funclatency -F -c "$DD" 'p:vfs_rea*'
+section stackcount /gtrace tools stackcount -K -f -c "$DD" vfs_read
+`
+
+func TestVMBCCTools(t *testing.T) {
+	files := map[string]string{"/gtrace": vmtest.BuildGtrace(t)}
+	env := map[string]string{"READS": strconv.Itoa(vmBenchReads)}
+	for _, k := range vmtest.Kernels {
+		t.Run(k.Name, func(t *testing.T) {
+			res := vmtest.Run(t, vmtest.Config{Kernel: k, Files: files, Env: env, Timeout: 5 * time.Minute}, "sh", "-c", vmBCCToolsScript)
+			if res.ExitCode != 0 {
+				t.Fatalf("guest script exited %d\nstdout:\n%s\nstderr:\n%s", res.ExitCode, res.Stdout, res.Stderr)
+			}
+			sections, err := parseVMSections(res.Stdout)
+			if err != nil {
+				t.Fatalf("%v\nguest stdout:\n%s", err, res.Stdout)
+			}
+			checkVMBCCTools(t, sections)
+		})
+	}
+}
+
+// checkVMBCCTools checks the sections of vmBCCToolsScript.
+func checkVMBCCTools(t *testing.T, sections vmSections) {
+	// reads checks that n counts dd's reads, and at most a hundred
+	// others.
+	reads := func(t *testing.T, what string, n int) {
+		t.Helper()
+		if n < vmBenchReads || n > vmBenchReads+100 {
+			t.Errorf("%s: %d, want dd's %d reads and at most 100 others", what, n, vmBenchReads)
+		}
+	}
+	calls := regexp.MustCompile(`(?m)^@calls\[(\S+)\]: (\d+)$`)
+	for _, name := range []string{"funccount", "funccount-r"} {
+		t.Run(name, func(t *testing.T) {
+			got := map[string]int{}
+			for _, m := range calls.FindAllStringSubmatch(sections.get(t, name, 0).stdout, -1) {
+				got[m[1]], _ = strconv.Atoi(m[2])
+			}
+			reads(t, "kprobe:vfs_read", got["kprobe:vfs_read"])
+			for probe := range got {
+				if name == "funccount-r" && probe != "kprobe:vfs_read" || !strings.HasPrefix(probe, "kprobe:vfs_rea") {
+					t.Errorf("%s counted %s", name, probe)
+				}
+			}
+		})
+	}
+	total := func(hist map[string]int) int {
+		n := 0
+		for _, c := range hist {
+			n += c
+		}
+		return n
+	}
+	t.Run("funclatency", func(t *testing.T) {
+		reads(t, "@usecs", total(vmHist(sections.get(t, "funclatency", 0).stdout, "@usecs:")))
+	})
+	t.Run("funclatency-F", func(t *testing.T) {
+		reads(t, "@nsecs_by_func[vfs_read]", total(vmHist(sections.get(t, "funclatency-F", 0).stdout, "@nsecs_by_func[vfs_read]:")))
+	})
+	t.Run("stackcount", func(t *testing.T) {
+		n := 0
+		for _, l := range vmLines(sections.get(t, "stackcount", 0).stdout) {
+			stack, count, _ := strings.Cut(l, " ")
+			if strings.HasSuffix(stack, ";ksys_read;vfs_read") {
+				c, _ := strconv.Atoi(count)
+				n += c
+			}
+		}
+		reads(t, "stacks ...;ksys_read;vfs_read", n)
+	})
+}
