@@ -56,6 +56,10 @@ var Flags = []Flag{
 	{"-l", "line", "LINE", nil},
 	{"-C", "counts", "", nil},
 	{"-N", "nanoseconds", "", nil},
+	{"-T", "top", "TOP", []string{"syscount"}},
+	{"-L", "tids", "", []string{"runqlat"}},
+	{"-P", "port", "PORT", []string{"tcpconnect"}},
+	{"-d", "dist", "", []string{"hardirqs", "softirqs"}},
 }
 
 // The options the frame handles itself rather than the script: folded

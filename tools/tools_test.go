@@ -105,14 +105,6 @@ func TestParseArgsBCC(t *testing.T) {
 			t.Errorf("%s %q: got %q, want %q", tt.tool, tt.args, got.Named, tt.want)
 		}
 	}
-	// -P is per process: tcpconnect's port is --port only.
-	tool, err := Lookup("tcpconnect")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tool.ParseArgs([]string{"-P", "80"}); err == nil || !strings.HasPrefix(err.Error(), "tcpconnect: unknown flag -P") {
-		t.Errorf("tcpconnect -P 80: %v, want unknown flag -P", err)
-	}
 }
 
 // TestParseArgsErrors checks that a bad command line says what is wrong
@@ -237,6 +229,10 @@ func TestToolFlags(t *testing.T) {
 			Run{Named: []string{"per_function", "milliseconds"}, Params: []string{"uprobe:./p:f*", "uretprobe:./p:f*"}}},
 		{"profile", []string{"-F", "99", "-K"}, Run{Named: []string{"kernel"}, Params: []string{"99"}}},
 		{"offcputime", []string{"-m", "1000", "-M", "2000"}, Run{Named: []string{"min_block=1000", "max_block=2000"}}},
+		{"syscount", []string{"-T", "5", "-L", "-P"}, Run{Named: []string{"top=5", "latency", "pids"}}},
+		{"runqlat", []string{"-L", "-m"}, Run{Named: []string{"tids", "milliseconds"}}},
+		{"tcpconnect", []string{"-P", "80"}, Run{Named: []string{"port=80"}}},
+		{"hardirqs", []string{"-d", "-N"}, Run{Named: []string{"dist", "nanoseconds"}}},
 	}
 	for _, tt := range tests {
 		tool, err := Lookup(tt.tool)
