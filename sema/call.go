@@ -70,7 +70,8 @@ func (c *checker) call(call *ast.Call) *Type {
 			}
 		}
 		for _, a := range args[1:] {
-			if _, ok := c.constInt(a); !ok {
+			_, isConst := c.constInt(a)
+			if _, isOption := c.optionInt(a); !isConst && !isOption {
 				c.errorf(a, "print(): top and div must be constant integers")
 			}
 		}

@@ -964,14 +964,21 @@ func (c *checker) constInt(e ast.Expr) (int64, bool) {
 		if len(e.Stmts) == 0 && e.Value != nil {
 			return c.constInt(e.Value)
 		}
-	case *ast.Call:
-		// An integer option, as print(@m, getopt("top", 10)): getopt()
-		// stands for (uint64)N or (int64)N.
-		if e.Name == "getopt" && c.expr(e).Kind == Int {
-			if cast, ok := c.prog.Stands[e].(*ast.Cast); ok {
-				return c.constInt(cast.X)
-			}
-		}
+	}
+	return 0, false
+}
+
+// optionInt is the value of an integer program option, getopt("top",
+// 10), which stands for (uint64)N or (int64)N: print()'s top and div
+// take one, so that a tool's option can choose them. Elsewhere, as in
+// bpftrace, an option is no literal.
+func (c *checker) optionInt(e ast.Expr) (int64, bool) {
+	call, ok := e.(*ast.Call)
+	if !ok || call.Name != "getopt" || c.expr(e).Kind != Int {
+		return 0, false
+	}
+	if cast, ok := c.prog.Stands[call].(*ast.Cast); ok {
+		return c.constInt(cast.X)
 	}
 	return 0, false
 }
