@@ -973,6 +973,9 @@ func (c *checker) constInt(e ast.Expr) (int64, bool) {
 // take one, so that a tool's option can choose them. Elsewhere, as in
 // bpftrace, an option is no literal.
 func (c *checker) optionInt(e ast.Expr) (int64, bool) {
+	if b, ok := e.(*ast.BlockExpr); ok && len(b.Stmts) == 0 && b.Value != nil {
+		return c.optionInt(b.Value) // a macro's expansion
+	}
 	call, ok := e.(*ast.Call)
 	if !ok || call.Name != "getopt" || c.expr(e).Kind != Int {
 		return 0, false
