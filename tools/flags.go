@@ -24,6 +24,9 @@ var Flags = []Flag{
 	{"-m", "milliseconds", ""},
 	{"-u", "microseconds", ""},
 	{"-T", "timestamp", ""},
+	{"-P", "pattern", ""},
+	{"-C", "noclear", ""},
+	{"-r", "maxrows", "ROWS"},
 }
 
 // Interval and count are the options the positional INTERVAL and COUNT

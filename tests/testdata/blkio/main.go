@@ -4,6 +4,8 @@
 //
 //	blkio read DEV SIZE SECTOR...     a direct (O_DIRECT) read of SIZE bytes
 //	                                  at each 512-byte SECTOR of DEV
+//	blkio write DEV SIZE SECTOR...    a direct write of SIZE bytes of zeros
+//	                                  at each SECTOR of DEV
 //	blkio reset DEV SECTOR...         reset the zone starting at each SECTOR
 //	                                  with the BLKRESETZONE ioctl
 //	blkio nvme-reset DEV SECTOR...    reset the same through NVMe passthrough:
@@ -70,13 +72,15 @@ type nvmePassthruCmd struct {
 
 func main() {
 	if len(os.Args) < 3 {
-		fail(errors.New("usage: blkio read|reset|nvme-reset|read-on-signal ARGS..."))
+		fail(errors.New("usage: blkio read|write|reset|nvme-reset|read-on-signal ARGS..."))
 	}
 	cmd, args := os.Args[1], os.Args[2:]
 	var err error
 	switch cmd {
 	case "read":
-		err = read(args)
+		err = directIO(args, false)
+	case "write":
+		err = directIO(args, true)
 	case "reset":
 		err = reset(args[0], sectors(args[1:]))
 	case "nvme-reset":
@@ -109,26 +113,35 @@ func sectors(args []string) []uint64 {
 	return s
 }
 
-// read reads args[1] bytes at each sector args[2:] of device args[0],
-// bypassing the page cache.
-func read(args []string) error {
+// directIO reads, or writes, args[1] bytes at each sector args[2:] of
+// device args[0], bypassing the page cache: one request each.
+func directIO(args []string, write bool) error {
 	if len(args) < 3 {
-		return errors.New("read DEV SIZE SECTOR...")
+		return errors.New("read|write DEV SIZE SECTOR...")
 	}
 	size, err := strconv.Atoi(args[1])
 	if err != nil || size <= 0 || size%directIOAlign != 0 {
 		return fmt.Errorf("size %q: want a multiple of %d", args[1], directIOAlign)
 	}
-	fd, err := unix.Open(args[0], unix.O_RDONLY|unix.O_DIRECT, 0)
+	flags, op := unix.O_RDONLY, "reading"
+	if write {
+		flags, op = unix.O_WRONLY, "writing"
+	}
+	fd, err := unix.Open(args[0], flags|unix.O_DIRECT, 0)
 	if err != nil {
 		return fmt.Errorf("%s: %w", args[0], err)
 	}
 	defer unix.Close(fd)
 	buf := alignedBuffer(size)
 	for _, sector := range sectors(args[2:]) {
-		n, err := unix.Pread(fd, buf, int64(sector)*512)
+		var n int
+		if write {
+			n, err = unix.Pwrite(fd, buf, int64(sector)*512)
+		} else {
+			n, err = unix.Pread(fd, buf, int64(sector)*512)
+		}
 		if err != nil || n != size {
-			return fmt.Errorf("reading %d bytes at sector %d: %d, %v", size, sector, n, err)
+			return fmt.Errorf("%s %d bytes at sector %d: %d, %v", op, size, sector, n, err)
 		}
 	}
 	return nil
