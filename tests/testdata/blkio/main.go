@@ -1,4 +1,5 @@
-// Command blkio issues the block I/O that tests/vm/vm_storage_test.go traces
+// Command blkio issues the block I/O that tests/vm/vm_storage_test.go and
+// vm_blockio_test.go trace
 // in a vmtest guest, whose busybox has no tool for these ioctls. The test
 // builds it with CGO_ENABLED=0, so that it runs in the guest's initramfs.
 //
