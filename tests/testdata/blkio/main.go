@@ -1,7 +1,7 @@
 // Command blkio issues the block I/O that tests/vm/vm_storage_test.go and
-// vm_blockio_test.go trace
-// in a vmtest guest, whose busybox has no tool for these ioctls. The test
-// builds it with CGO_ENABLED=0, so that it runs in the guest's initramfs.
+// vm_blockio_test.go trace in a vmtest guest, whose busybox has no tool
+// for these ioctls. The tests build it with CGO_ENABLED=0, so that it runs
+// in the guest's initramfs.
 //
 //	blkio read DEV SIZE SECTOR...     a direct (O_DIRECT) read of SIZE bytes
 //	                                  at each 512-byte SECTOR of DEV
