@@ -53,32 +53,6 @@ func notFound(name string, err error) error {
 	return nil
 }
 
-// enumValues maps every enum value name in the kernel's BTF to its value.
-var enumValues = sync.OnceValue(func() map[string]int64 {
-	vals := map[string]int64{}
-	spec, err := vmlinux()
-	if err != nil {
-		return vals
-	}
-	for typ := range spec.All() {
-		e, ok := typ.(*btf.Enum)
-		if !ok {
-			continue
-		}
-		for _, v := range e.Values {
-			vals[v.Name] = int64(v.Value)
-		}
-	}
-	return vals
-})
-
-// EnumValue finds the value of a kernel enum member, such as
-// SKB_DROP_REASON_NOT_SPECIFIED, by name.
-func EnumValue(name string) (int64, bool) {
-	v, ok := enumValues()[name]
-	return v, ok
-}
-
 // KernelFunc finds a kernel function's BTF description, for the typed
 // arguments of fentry and fexit probes.
 func KernelFunc(name string) (*btf.Func, error) {

@@ -80,6 +80,15 @@ func rawTracepoints(module, name string) ([]string, error) {
 		}
 		return []string{name}, nil
 	}
+	// A name alone is looked up by name, not in the list of all raw
+	// tracepoints, which decodes all of the kernel's BTF.
+	if module == "*" && !kernel.HasWildcard(name) {
+		ok, err := kernel.HasRawTracepoint(name)
+		if err != nil || !ok {
+			return nil, err
+		}
+		return []string{name}, nil
+	}
 	found, err := List("rawtracepoint:"+module+":"+name, ListOptions{})
 	if err != nil {
 		return nil, err
