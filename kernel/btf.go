@@ -8,8 +8,14 @@ import (
 	"github.com/cilium/ebpf/btf"
 )
 
-// vmlinux is the running kernel's BTF, loaded once.
-var vmlinux = sync.OnceValues(btf.LoadKernelSpec)
+// vmlinux is the running kernel's BTF, loaded once. The index of enum
+// constants is built meanwhile, on another CPU: a script that reads the
+// kernel's types is likely to name one, and building it after would add
+// its few milliseconds to gtrace's start.
+var vmlinux = sync.OnceValues(func() (*btf.Spec, error) {
+	go kernelEnums()
+	return btf.LoadKernelSpec()
+})
 
 // KernelType finds a named struct, union or enum, written as C writes it
 // ("struct task_struct"), or a typedef or base type ("size_t", "char"),

@@ -65,7 +65,9 @@ var kernelEnums = sync.OnceValue(func() *enumIndex {
 		return x
 	}
 	x := &enumIndex{byName: map[string]int64{}}
-	spec, err := vmlinux()
+	// Not vmlinux(), which starts this: without the file, loading is
+	// rare and slow anyway.
+	spec, err := btf.LoadKernelSpec()
 	if err != nil {
 		return x
 	}
