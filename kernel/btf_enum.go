@@ -54,9 +54,10 @@ func (x *enumIndex) value(name string) (int64, bool) {
 }
 
 // kernelEnums indexes the enums of /sys/kernel/btf/vmlinux, read raw:
-// decoding every type into cilium/ebpf's, as spec.All() does, takes half
-// a second and 50 MB, and making strings of every value's name ten
-// times what the index takes, for the few constants a script names.
+// decoding every type into cilium/ebpf's, as spec.All() does, takes a
+// third of a second and 30 MB, and even a map by name, a string for
+// every value, costs more than this index, for the few constants a
+// script names.
 // The file is mapped as cilium/ebpf maps it (read(2) goes a page at a
 // time), for as long as gtrace runs. Without it, the kernel's BTF as
 // cilium/ebpf finds it is decoded after all.

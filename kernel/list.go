@@ -143,8 +143,8 @@ func RawTracepoints() (map[string][]string, error) {
 // HasRawTracepoint says whether vmlinux or a module has the raw
 // tracepoint name, as RawTracepoints would list it, but looking its
 // functions up by name: listing them all decodes every type of the
-// kernel's BTF, half a second and 50 MB, for a script that names its
-// raw tracepoints. Modules are looked in only if vmlinux lacks it.
+// kernel's BTF, a third of a second and 40 MB, for a script that names
+// its raw tracepoints. Modules are looked in only if vmlinux lacks it.
 func HasRawTracepoint(name string) (bool, error) {
 	spec, err := vmlinux()
 	if err != nil {
