@@ -27,6 +27,9 @@ type Config struct {
 	// WildcardRuns is Runs for the tracepoint:syscalls:* figure, which
 	// takes about a minute per bpftrace run.
 	WildcardRuns int
+	// LibbpfTools is the directory of libbpf-tools' binaries, which the
+	// tools figure measures gtrace's tools against.
+	LibbpfTools string
 	// Figures names the figures to measure, from FigureNames.
 	Figures []string
 	// Log receives progress, one line per measurement.
@@ -47,6 +50,7 @@ var figures = []figure{
 	{"events", perEvent},
 	{"uprobe", uprobeWall},
 	{"wildcard", wildcard},
+	{"tools", blockToolsFigure},
 }
 
 // FigureNames lists the figures Run can measure, in table order.
@@ -113,6 +117,13 @@ func describe(cfg *Config) (string, error) {
 			return "", fmt.Errorf("%s --version: %w", t.Path, err)
 		}
 		fmt.Fprintf(&b, "%s: %s\n", strings.Join(append([]string{t.Path}, t.Args...), " "), bytes.TrimSpace(out))
+	}
+	if slices.Contains(cfg.Figures, "tools") {
+		out, err := exec.Command("dpkg-query", "-W", "-f", "${Version}", "libbpf-tools").Output()
+		if err != nil {
+			out = []byte("version unknown: " + err.Error())
+		}
+		fmt.Fprintf(&b, "%s: libbpf-tools %s\n", cfg.LibbpfTools, out)
 	}
 	b.WriteString("\n")
 	return b.String(), nil

@@ -3,6 +3,7 @@ package bench
 import (
 	"fmt"
 	"io"
+	"slices"
 	"time"
 )
 
@@ -22,14 +23,41 @@ type Row struct {
 	Target   string // gtrace's target, if it has one
 	Unit     Unit
 	Gtrace   float64
-	Bpftrace float64
+	Bpftrace float64 // or the figure of the tracer Versus names
+	// Versus names the tracer gtrace is measured against, when it is
+	// not bpftrace: the Bpftrace field holds its figure.
+	Versus string
 }
 
-// WriteTable prints rows as a Markdown table, with the ratio bpftrace /
-// gtrace: how many times faster or smaller gtrace is.
+// WriteTable prints rows as Markdown tables, one for each tracer gtrace
+// is measured against (bpftrace's first), in the order of their first
+// rows, with the ratio of its figure to gtrace's: how many times faster
+// or smaller gtrace is.
 func WriteTable(w io.Writer, rows []Row) error {
-	if _, err := fmt.Fprint(w, "| figure | target | gtrace | bpftrace | bpftrace / gtrace |\n"+
-		"| --- | --- | ---: | ---: | ---: |\n"); err != nil {
+	var versus []string
+	for _, r := range rows {
+		if !slices.Contains(versus, r.Versus) {
+			versus = append(versus, r.Versus)
+		}
+	}
+	for i, v := range versus {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		if err := writeTable(w, v, slices.DeleteFunc(slices.Clone(rows), func(r Row) bool { return r.Versus != v })); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeTable prints the rows measured against the tracer versus.
+func writeTable(w io.Writer, versus string, rows []Row) error {
+	if versus == "" {
+		versus = "bpftrace"
+	}
+	if _, err := fmt.Fprintf(w, "| figure | target | gtrace | %[1]s | %[1]s / gtrace |\n"+
+		"| --- | --- | ---: | ---: | ---: |\n", versus); err != nil {
 		return err
 	}
 	for _, r := range rows {

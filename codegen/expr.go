@@ -478,6 +478,11 @@ func (g *gen) composite(e ast.Expr, dst int) int {
 	case *ast.Ident:
 		switch g.prog.Builtins[e] {
 		case builtin.Comm:
+			// Zeroed first, as bpftrace does: on some kernels (6.1)
+			// the helper copies up to the NUL and leaves the bytes
+			// after it as they were, and a map keyed by comm would
+			// hold one name under keys that differ past its end.
+			g.zeroMem(regScratch, dst, t.Size)
 			g.scratchPtr(asm.R1, dst)
 			g.emit(asm.Mov.Imm(asm.R2, int32(t.Size)), asm.FnGetCurrentComm.Call())
 		case builtin.Probe, builtin.Func:

@@ -8,8 +8,14 @@ import (
 	"github.com/cilium/ebpf/btf"
 )
 
-// vmlinux is the running kernel's BTF, loaded once.
-var vmlinux = sync.OnceValues(btf.LoadKernelSpec)
+// vmlinux is the running kernel's BTF, loaded once. The index of enum
+// constants is built meanwhile, on another CPU: a script that reads the
+// kernel's types is likely to name one, and building it after would add
+// its few milliseconds to gtrace's start.
+var vmlinux = sync.OnceValues(func() (*btf.Spec, error) {
+	go kernelEnums()
+	return btf.LoadKernelSpec()
+})
 
 // KernelType finds a named struct, union or enum, written as C writes it
 // ("struct task_struct"), or a typedef or base type ("size_t", "char"),
@@ -51,32 +57,6 @@ func notFound(name string, err error) error {
 		return fmt.Errorf("%s is not in the kernel's BTF: %w", name, err)
 	}
 	return nil
-}
-
-// enumValues maps every enum value name in the kernel's BTF to its value.
-var enumValues = sync.OnceValue(func() map[string]int64 {
-	vals := map[string]int64{}
-	spec, err := vmlinux()
-	if err != nil {
-		return vals
-	}
-	for typ := range spec.All() {
-		e, ok := typ.(*btf.Enum)
-		if !ok {
-			continue
-		}
-		for _, v := range e.Values {
-			vals[v.Name] = int64(v.Value)
-		}
-	}
-	return vals
-})
-
-// EnumValue finds the value of a kernel enum member, such as
-// SKB_DROP_REASON_NOT_SPECIFIED, by name.
-func EnumValue(name string) (int64, bool) {
-	v, ok := enumValues()[name]
-	return v, ok
 }
 
 // KernelFunc finds a kernel function's BTF description, for the typed

@@ -80,9 +80,13 @@ func rawTracepoints(module, name string) ([]string, error) {
 		}
 		return []string{name}, nil
 	}
-	// Most scripts name one tracepoint of vmlinux: found by name, it
-	// spares decoding all of the kernel's BTF.
-	if (module == "*" || module == "vmlinux") && !kernel.HasWildcard(name) && kernel.VmlinuxRawTracepoint(name) {
+	// A name alone is looked up by name, not in the list of all raw
+	// tracepoints, which decodes all of the kernel's BTF.
+	if module == "*" && !kernel.HasWildcard(name) {
+		ok, err := kernel.HasRawTracepoint(name)
+		if err != nil || !ok {
+			return nil, err
+		}
 		return []string{name}, nil
 	}
 	found, err := List("rawtracepoint:"+module+":"+name, ListOptions{})

@@ -60,6 +60,9 @@ var Flags = []Flag{
 	{"-L", "tids", "", []string{"runqlat"}},
 	{"-P", "port", "PORT", []string{"tcpconnect"}},
 	{"-d", "dist", "", []string{"hardirqs", "softirqs"}},
+	{"-P", "pattern", "", []string{"biosnoop"}},
+	{"-C", "noclear", "", []string{"biotop"}},
+	{"-r", "maxrows", "ROWS", []string{"biotop"}},
 }
 
 // The options the frame handles itself rather than the script: folded

@@ -107,6 +107,42 @@ func TestParseArgsBCC(t *testing.T) {
 	}
 }
 
+// TestParseArgsBlockTools maps the flags of the other block I/O tools,
+// BCC's, onto their options.
+func TestParseArgsBlockTools(t *testing.T) {
+	tests := []struct {
+		tool string
+		args []string
+		want Run
+	}{
+		{"biosnoop", []string{"-QP", "-d", "vda"}, Run{Named: []string{"queued", "pattern", "disk=vda"}}},
+		{"bitesize", []string{"-T", "--comm=fio", "1", "5"}, Run{Named: []string{"timestamp", "comm=fio", "interval=1", "count=5"}}},
+		{"biotop", []string{"-C", "-r", "5", "-p181", "2"}, Run{Named: []string{"noclear", "maxrows=5", "pid=181", "interval=2"}}},
+	}
+	for _, tt := range tests {
+		tool, err := Lookup(tt.tool)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := tool.ParseArgs(tt.args)
+		if err != nil {
+			t.Errorf("%s %q: %v", tt.tool, tt.args, err)
+			continue
+		}
+		if !reflect.DeepEqual(*got, tt.want) {
+			t.Errorf("%s %q: got %+v, want %+v", tt.tool, tt.args, *got, tt.want)
+		}
+	}
+	// biosnoop traces no interval, as BCC's: a positional is an error.
+	tool, err := Lookup("biosnoop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tool.ParseArgs([]string{"10"}); err == nil || !strings.HasPrefix(err.Error(), "biosnoop: unexpected argument 10") {
+		t.Errorf("biosnoop 10: %v, want unexpected argument", err)
+	}
+}
+
 // TestParseArgsErrors checks that a bad command line says what is wrong
 // and shows the usage.
 func TestParseArgsErrors(t *testing.T) {

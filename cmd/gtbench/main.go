@@ -31,10 +31,11 @@ func run() error {
 	flag.IntVar(&cfg.Runs, "n", 5, "runs per timed figure and tracer; the best counts")
 	flag.IntVar(&cfg.Rounds, "rounds", 5, "dd workloads per per-event figure; the least cost counts")
 	flag.IntVar(&cfg.Events, "events", 20000, "size of the per-event workload: dd bs=1 count=EVENTS, within what a ring buffer holds")
+	flag.StringVar(&cfg.LibbpfTools, "libbpf-tools", "/usr/sbin", "the directory of libbpf-tools' biolatency and biosnoop, for the tools figure")
 	flag.IntVar(&cfg.WildcardRuns, "wildcard-runs", 1, "runs of the wildcard figure, about a minute each with bpftrace")
 	flag.Usage = func() {
 		fmt.Fprintf(flag.CommandLine.Output(), "usage: gtbench [flags] [figure...]\n\n"+
-			"figures: %s\n(default: all but wildcard; -all adds it)\n\nflags:\n",
+			"figures: %s\n(default: all but wildcard and tools; -all adds them)\n\nflags:\n",
 			strings.Join(bench.FigureNames(), " "))
 		flag.PrintDefaults()
 	}
@@ -61,7 +62,7 @@ func run() error {
 	cfg.Figures = flag.Args()
 	if len(cfg.Figures) == 0 {
 		for _, name := range bench.FigureNames() {
-			if name != "wildcard" || *all {
+			if name != "wildcard" && name != "tools" || *all {
 				cfg.Figures = append(cfg.Figures, name)
 			}
 		}

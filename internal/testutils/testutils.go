@@ -1,8 +1,9 @@
 // Package testutils holds the skip rules shared by tests that need the
 // kernel: they skip with a reason when run without root, but under CI
 // (CI=true), where root is available, a skip is a failure, so nothing goes
-// silently untested. Opt-in tests, such as measurements, are the
-// exception: they skip unless asked for, under CI too.
+// silently untested. Opt-in tests, such as measurements, are an
+// exception: they skip unless asked for, under CI too; and so is what the
+// kernel has just been seen to refuse (SkipUnsupported).
 package testutils
 
 import (
@@ -25,6 +26,16 @@ func Skip(tb testing.TB, reason string) {
 		tb.Fatalf("cannot run under CI: %s", reason)
 	}
 	tb.Skip(reason)
+}
+
+// SkipUnsupported skips tb, under CI too, for a reason the test has just
+// seen: the kernel refused what the test needs, as a tool's load failing
+// with the kernel's error while the kernel lacks the feature. It is for
+// what this machine cannot run at all, never for a missing package or
+// privilege, which Skip's failure under CI must catch.
+func SkipUnsupported(tb testing.TB, reason string) {
+	tb.Helper()
+	tb.Skip("this kernel cannot run it: " + reason)
 }
 
 // OptIn skips tb, under CI too, unless the environment variable env is

@@ -309,14 +309,10 @@ func TestFunclatency(t *testing.T) {
 	testutils.RequireRoot(t)
 	bin := buildProgram(t, "slow", slowProgram)
 	prog := startGated(t, bin)
-	var ref *tracer
-	if _, err := os.Stat("/usr/sbin/funclatency"); err != nil {
-		testutils.Skip(t, "libbpf-tools' funclatency is not installed (Debian: libbpf-tools)")
-	} else {
-		// It names a function of the process of -p as :slow, and prints
-		// nothing through a pipe until it ends: give it time to attach.
-		ref = startTracer(t, 3*time.Second, "/usr/sbin/funclatency", "-m", "-p", prog.pid(), ":slow")
-	}
+	// libbpf-tools' funclatency names a function of the process of -p as
+	// :slow, and prints nothing through a pipe until it ends: give it
+	// time to attach.
+	ref := startTracer(t, 3*time.Second, libbpfToolPath(t, "funclatency"), "-m", "-p", prog.pid(), ":slow")
 	out := traceRun(t, prog, "funclatency", "-m", "-j", bin+":slow")
 	var buckets []struct{ Min, Count int }
 	json.Unmarshal(jsonMaps(t, out)["@msecs"][""], &buckets)
@@ -417,13 +413,9 @@ func TestProfile(t *testing.T) {
 func TestOffcputime(t *testing.T) {
 	testutils.RequireRoot(t)
 	prog := startGated(t, buildProgram(t, "sleeper", sleeperProgram))
-	var ref *tracer
-	if _, err := os.Stat("/usr/sbin/offcputime"); err != nil {
-		testutils.Skip(t, "libbpf-tools' offcputime is not installed (Debian: libbpf-tools)")
-	} else {
-		// It prints nothing until it ends: give it time to attach.
-		ref = startTracer(t, 3*time.Second, "/usr/sbin/offcputime", "-p", prog.pid())
-	}
+	// libbpf-tools' offcputime prints nothing until it ends: give it
+	// time to attach.
+	ref := startTracer(t, 3*time.Second, libbpfToolPath(t, "offcputime"), "-p", prog.pid())
 	out := traceRun(t, prog, "offcputime", "-f")
 	us := map[string]int{}
 	total := 0

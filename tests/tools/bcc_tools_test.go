@@ -89,10 +89,7 @@ func gtraceTool(t *testing.T, ready string, args ...string) *background {
 // buffered, or skips without them.
 func libbpfTool(t *testing.T, ready, name string, args ...string) *background {
 	t.Helper()
-	path := "/usr/sbin/" + name
-	if _, err := os.Stat(path); err != nil {
-		testutils.Skip(t, "libbpf-tools is not installed (Debian: libbpf-tools): "+err.Error())
-	}
+	path := libbpfToolPath(t, name)
 	requireCommands(t, "stdbuf")
 	return startTool(t, ready, "stdbuf", append([]string{"-oL", path}, args...)...)
 }
@@ -723,7 +720,7 @@ func TestBCCTcpconnect(t *testing.T) {
 func TestBCCTcpconnectDifferential(t *testing.T) {
 	testutils.RequireRoot(t)
 	if _, err := os.Stat("/sys/kernel/tracing/kprobe_events"); err != nil {
-		t.Skip("libbpf-tools' tcpconnect attaches a kprobe to tcp_v4_connect, and this kernel has no kprobes: " + err.Error())
+		testutils.SkipUnsupported(t, "libbpf-tools' tcpconnect attaches a kprobe to tcp_v4_connect, and this kernel has no kprobes: " + err.Error())
 	}
 	pid := []string{"-p", strconv.Itoa(os.Getpid())}
 	tools := []*background{

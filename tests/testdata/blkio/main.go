@@ -1,7 +1,7 @@
 // Command blkio issues the I/O that tests/vm/vm_storage_test.go,
-// vm_biotools_test.go, vm_nvme_test.go and vm_cache_test.go trace in a
-// vmtest guest, whose busybox has no tool for these ioctls or for I/O that
-// waits for a signal. The tests build it with
+// vm_biotools_test.go, vm_blockio_test.go, vm_nvme_test.go and
+// vm_cache_test.go trace in a vmtest guest, whose busybox has no tool for
+// these ioctls or for I/O that waits for a signal. The tests build it with
 // CGO_ENABLED=0, so that it runs in the guest's initramfs.
 //
 //	blkio read DEV SIZE SECTOR...     a direct (O_DIRECT) read of SIZE bytes
