@@ -720,7 +720,7 @@ func TestBCCTcpconnect(t *testing.T) {
 func TestBCCTcpconnectDifferential(t *testing.T) {
 	testutils.RequireRoot(t)
 	if _, err := os.Stat("/sys/kernel/tracing/kprobe_events"); err != nil {
-		testutils.SkipUnsupported(t, "libbpf-tools' tcpconnect attaches a kprobe to tcp_v4_connect, and this kernel has no kprobes: " + err.Error())
+		testutils.SkipUnsupported(t, "libbpf-tools' tcpconnect attaches a kprobe to tcp_v4_connect, and this kernel has no kprobes: "+err.Error())
 	}
 	pid := []string{"-p", strconv.Itoa(os.Getpid())}
 	tools := []*background{
