@@ -22,7 +22,7 @@ func TestLifecycle(t *testing.T) {
 		{"exit code", `BEGIN { exit(3); } END { printf("end\n"); }`, "end\n\n\n", 3},
 		// Once exit() is handled, the events sent after it are dropped,
 		// as bpftrace drops them, and end's run.
-		{"events after exit dropped", `interval:ms:20 { if (pid > 0) { exit(); } printf("after\n"); } END { printf("end\n"); }`, "end\n\n\n", 0},
+		{"events after exit dropped", `interval:ms:20 { if (nsecs > 0) { exit(); } printf("after\n"); } END { printf("end\n"); }`, "end\n\n\n", 0},
 		{"interval keeps running", `BEGIN { @n = 0; } interval:ms:20 { @n++; if (@n == 3) { exit(); } }`, "\n\n@n: 3\n", 0},
 	}
 	for _, tt := range tests {
