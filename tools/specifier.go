@@ -28,8 +28,19 @@ var specTypes = map[string]string{
 	"short": "int16", "s16": "int16", "u16": "uint16", "unsigned short": "uint16",
 	"int": "int32", "s32": "int32", "u32": "uint32", "unsigned": "uint32", "unsigned int": "uint32",
 	"long": "int64", "s64": "int64", "ssize_t": "int64", "off_t": "int64", "loff_t": "int64", "pid_t": "int32",
-	"u64": "uint64", "size_t": "uint64", "unsigned long": "uint64", "void*": "uint64",
+	"u64": "uint64", "size_t": "uint64", "unsigned long": "uint64",
 	"char*": "string",
+}
+
+// specType is the cast of a C type, its spaces and a const left out:
+// one of specTypes, or a pointer other than char*, an address.
+func specType(t string) (cast string, ok bool) {
+	t = strings.ReplaceAll(strings.Join(strings.Fields(t), " "), " *", "*")
+	t = strings.TrimPrefix(t, "const ")
+	if cast, ok := specTypes[t]; ok {
+		return cast, true
+	}
+	return "uint64", strings.HasSuffix(t, "*")
 }
 
 // ParseSpecifier translates an argdist specifier,
@@ -108,7 +119,7 @@ func parseSpecifier(spec string, histogram bool) (*Specifier, error) {
 		if err != nil {
 			return nil, err
 		}
-		cast, ok := specTypes[strings.ReplaceAll(strings.Join(strings.Fields(types[i]), " "), " *", "*")]
+		cast, ok := specType(types[i])
 		switch {
 		case !ok:
 			return nil, fmt.Errorf("type %q is none of gtrace's argdist's: int, long, size_t, u32, s64, char*, ...", types[i])

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"maps"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -32,6 +33,8 @@ func TestParseSpecifier(t *testing.T) {
 		{"p::f(int a):unsigned int:a:a ? 1 : 0", false, "kprobe:f",
 			map[string]string{"spec_key": "(uint32)(arg0)", "spec_value": "(uint32)(arg0)", "spec_filter": "(arg0 ? 1 : 0)"}},
 		{"u:pthread:mutex_lock()", false, "usdt:libpthread:mutex_lock", nil},
+		{"p:c:puts(const char *s):const char *, struct x *:s,s", false, "uprobe:libc:puts",
+			map[string]string{"spec_key": "(str(arg0), (uint64)(arg0))", "spec_value": "str(arg0)"}},
 	}
 	for _, tt := range tests {
 		got, err := ParseSpecifier(tt.spec, tt.histogram)
@@ -77,6 +80,46 @@ func TestParseSpecifierErrors(t *testing.T) {
 		_, err := ParseSpecifier(tt.spec, tt.histogram)
 		if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.HasPrefix(err.Error(), `specifier "`) {
 			t.Errorf("%q: error %v, want one containing %q", tt.spec, err, tt.want)
+		}
+	}
+}
+
+// TestArgdistArgs reads argdist's command lines: a specifier of -C or
+// -H becomes the attach point $1 and the macros Script writes into the
+// source; none, two or a wrong one is a located usage error.
+func TestArgdistArgs(t *testing.T) {
+	tool, err := Lookup("argdist")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := tool.ParseArgs([]string{"-p", "181", "-i", "5", "-n", "2", "-T", "3", "-H", "t:syscalls:sys_enter_write():size_t:args->count"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"pid=181", "interval=5", "count=2", "top=3"}; !slices.Equal(r.Named, want) || !slices.Equal(r.Params, []string{"tracepoint:syscalls:sys_enter_write"}) {
+		t.Errorf("got options %q and parameters %q, want %q and the tracepoint", r.Named, r.Params, want)
+	}
+	src, err := tool.Script(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"macro spec_histogram() { true }\n", "macro spec_value() { (uint64)(args->count) }\n", "macro spec_filter() { true }\n"} {
+		if !strings.Contains(string(src), want) {
+			t.Errorf("the script has no line %q", want)
+		}
+	}
+	errors := []struct {
+		args []string
+		want string
+	}{
+		{nil, "argdist: needs a specifier, to -C or -H"},
+		{[]string{"-C", "p:c:f()", "-C", "p:c:g()"}, "argdist: -C SPECIFIER is given twice"},
+		{[]string{"-C", "p:c:f()", "-H", "p:c:g(int a):int:a"}, "argdist: takes one specifier, to -C or -H"},
+		{[]string{"-H", "p:c:g(int a):int"}, `argdist: specifier "p:c:g(int a):int": is not`},
+	}
+	for _, tt := range errors {
+		if _, err := tool.ParseArgs(tt.args); err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+			t.Errorf("%q: %v, want %q", tt.args, err, tt.want)
 		}
 	}
 }
