@@ -38,7 +38,11 @@
 // one called pattern is a BCC probe pattern, translated by AttachPoint
 // into the attach point bound to the next positional parameter, $1, $2,
 // ...; one called function is too, bound to two, its entry's and its
-// return's; any other is bound as it is. A flag of Flags may give an
+// return's; one called count_specifier or hist_specifier is an argdist
+// specifier, translated by ParseSpecifier into the attach point $1 and
+// the bodies of the script's spec_*() macros, which Tool.Script writes
+// into the source, as a script cannot take code from a parameter; any
+// other is bound as it is. A flag of Flags may give an
 // argument instead (profile's -F, its $1), which then has no place of
 // its own: `gtrace profile.bt 99 -- --duration=5` runs what `profile -F
 // 99 5` does.

@@ -56,7 +56,10 @@ var Flags = []Flag{
 	{"-l", "line", "LINE", nil},
 	{"-C", "counts", "", nil},
 	{"-N", "nanoseconds", "", nil},
-	{"-T", "top", "TOP", []string{"syscount"}},
+	{"-T", "top", "TOP", []string{"syscount", "argdist"}},
+	{"-C", countSpecifier, "SPECIFIER", []string{"argdist"}},
+	{"-H", histSpecifier, "SPECIFIER", []string{"argdist"}},
+	{"-n", "count", "COUNT", []string{"argdist"}},
 	{"-L", "tids", "", []string{"runqlat"}},
 	{"-P", "port", "PORT", []string{"tcpconnect"}},
 	{"-d", "dist", "", []string{"hardirqs", "softirqs"}},
@@ -114,6 +117,9 @@ type Run struct {
 	// Params are the positional parameters, $1, $2, ...: the tool's
 	// arguments, a probe pattern translated into attach points.
 	Params []string
+	// Macros are the bodies the frame writes into the script's macros
+	// of those names, from an argdist specifier.
+	Macros map[string]string
 	// Format is gtrace's -f: "json" for -j, "folded" for -f where it
 	// folds; "" for text.
 	Format string
@@ -182,6 +188,9 @@ func (t *Tool) ParseArgs(args []string) (*Run, error) {
 			case n == regexpOption:
 				regexp = true
 			case t.argument(name) != nil:
+				if _, twice := flagged[name]; twice {
+					return nil, t.usageError("%s is given twice", t.spelling(Option{Name: name}, false))
+				}
 				flagged[name] = value
 			default:
 				r.Named = append(r.Named, n)
@@ -240,6 +249,18 @@ func (t *Tool) bindArguments(r *Run, positional []string, flagged map[string]str
 			r.Named = append(r.Named, a.Name+"="+p)
 			continue
 		}
+		if a.Name == countSpecifier || a.Name == histSpecifier {
+			if r.Macros != nil {
+				return t.usageError("takes one specifier, to -C or -H")
+			}
+			s, err := ParseSpecifier(p, a.Name == histSpecifier)
+			if err != nil {
+				return t.usageError("%v", err)
+			}
+			r.Params = append(r.Params, s.Attach)
+			r.Macros = s.Macros
+			continue
+		}
 		if a.Name != patternArgument && a.Name != functionArgument {
 			r.Params = append(r.Params, p)
 			continue
@@ -255,6 +276,9 @@ func (t *Tool) bindArguments(r *Run, positional []string, flagged map[string]str
 			}
 			r.Params = append(r.Params, ret)
 		}
+	}
+	if t.argument(countSpecifier) != nil && r.Macros == nil {
+		return t.usageError("needs a specifier, to -C or -H")
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -144,13 +145,28 @@ func parse(name, group string, src []byte) (*Tool, error) {
 	if t.Options, err = options(name, src); err != nil {
 		return nil, err
 	}
-	// A parameter left out would shift those after it.
-	for _, a := range t.Arguments {
+	// A parameter left out would shift those after it; one a flag gives
+	// has no place.
+	for _, a := range t.positionalArguments() {
 		if _, ok := t.option(a.Name); a.Optional && a.Default == "" && !ok {
 			return nil, fmt.Errorf("argument %s may be left out, but is no option: give it a default, [%s=DEFAULT]", a.Name, a.Name)
 		}
 	}
 	return t, nil
+}
+
+// Script is the tool's script as r runs it: with the bodies of r's
+// Macros written into the one-line macros of their names.
+func (t *Tool) Script(r *Run) ([]byte, error) {
+	src := t.Source
+	for name, body := range r.Macros {
+		re := regexp.MustCompile(`(?m)^macro ` + name + `\(\) \{ .* \}$`)
+		if n := len(re.FindAll(src, -1)); n != 1 {
+			return nil, fmt.Errorf("tool %s: %d one-line macros %s(), want one", t.Name, n, name)
+		}
+		src = re.ReplaceAllLiteral(src, []byte("macro "+name+"() { "+body+" }"))
+	}
+	return src, nil
 }
 
 // headerLines are the lines of the script's first /* */ comment, without
@@ -189,4 +205,39 @@ func argument(line string) (Argument, error) {
 		return Argument{}, fmt.Errorf("argument line %q is not `name  description`, `[name]  description` or `[name=default]  description`", line)
 	}
 	return a, nil
+}
+
+// SplitExample splits an example command line as the shell does, with
+// its words in single quotes or none, into its words and its comment.
+func SplitExample(e string) (words []string, comment string, err error) {
+	var word strings.Builder
+	inWord, quoted := false, false
+	for i, c := range e {
+		switch {
+		case quoted && c == '\'':
+			quoted = false
+		case quoted:
+			word.WriteRune(c)
+		case c == '\'':
+			quoted, inWord = true, true
+		case c == '#' && !inWord:
+			return words, strings.TrimSpace(e[i+1:]), nil
+		case c == ' ' || c == '\t':
+			if inWord {
+				words = append(words, word.String())
+				word.Reset()
+			}
+			inWord = false
+		default:
+			word.WriteRune(c)
+			inWord = true
+		}
+	}
+	if quoted {
+		return nil, "", fmt.Errorf("example %q: a quote is not closed", e)
+	}
+	if inWord {
+		words = append(words, word.String())
+	}
+	return words, "", nil
 }

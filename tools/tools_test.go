@@ -25,13 +25,9 @@ func TestAll(t *testing.T) {
 				t.Errorf("summary %q, description %q: want both", tool.Summary, tool.Description)
 			}
 			for _, e := range tool.Examples {
-				cmd, _, ok := strings.Cut(e, "#")
-				if !ok {
-					t.Errorf("example %q has no # comment", e)
-				}
-				f := strings.Fields(cmd)
-				for i := range f {
-					f[i] = strings.Trim(f[i], "'") // as the shell reads 'vfs_*'
+				f, comment, err := SplitExample(e)
+				if err != nil || comment == "" {
+					t.Errorf("example %q has no # comment (%v)", e, err)
 				}
 				if len(f) == 0 || f[0] != tool.Name {
 					t.Errorf("example %q does not run %s", e, tool.Name)

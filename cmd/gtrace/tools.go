@@ -82,7 +82,12 @@ func runTool(name string, args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
-	o := &options{filename: t.Name + ".bt", source: t.Source, named: r.Named, params: r.Params,
+	src, err := t.Script(r)
+	if err != nil {
+		fmt.Fprintf(stderr, "ERROR: %v\n", err)
+		return 1
+	}
+	o := &options{filename: t.Name + ".bt", source: src, named: r.Named, params: r.Params,
 		command: r.Command, format: "text", flameGraph: r.FlameGraph, pprofFile: r.Pprof, quiet: true}
 	if r.Format != "" {
 		o.format = r.Format

@@ -1095,12 +1095,11 @@ func exampleArgs(t *testing.T, path string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd, _, _ := strings.Cut(tool.Examples[0], "#")
-	var words []string
-	for _, w := range strings.Fields(cmd)[1:] {
-		words = append(words, strings.Trim(w, `'"`))
+	words, _, err := gttools.SplitExample(tool.Examples[0])
+	if err != nil {
+		t.Fatal(err)
 	}
-	run, err := tool.ParseArgs(words)
+	run, err := tool.ParseArgs(words[1:])
 	if err != nil {
 		t.Fatalf("%s: example %q: %v", path, tool.Examples[0], err)
 	}

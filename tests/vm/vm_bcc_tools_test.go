@@ -14,7 +14,11 @@ import (
 // stackcount, on kernel functions, by kprobes, which the host does not
 // have: under each kernel, one boot runs every command as a section.
 // dd reads vmBenchReads bytes one at a time, each read a vfs_read; the
-// guest's other processes and gtrace itself may add a few.
+// guest's other processes and gtrace itself may add a few. vfsstat
+// prints one line of 5 seconds, in which dd reads and writes as many
+// bytes one at a time, and the workload sleeps past the line. argdist
+// counts the reads of one byte by vfs_read's argument, and puts those
+// that return 1 in a histogram, both printed once, at the end.
 
 // vmBCCToolsScript is the guest's shell script.
 const vmBCCToolsScript = vmShellFuncs + `
@@ -24,6 +28,10 @@ section funccount-r /gtrace tools funccount -r -c "$DD" '^vfs_read$'
 section funclatency /gtrace tools funclatency -u -c "$DD" vfs_read
 section funclatency-F /gtrace tools funclatency -F -c "$DD" 'p:vfs_rea*'
 section stackcount /gtrace tools stackcount -K -f -c "$DD" vfs_read
+printf '%s\n' "$DD" 'sleep 7' >/tmp/vfswork
+section vfsstat /gtrace tools vfsstat -c "sh /tmp/vfswork" 5 1
+section argdist /gtrace tools argdist -i 60 -c "$DD" -C 'p::vfs_read(struct file *f, char *buf, size_t n):size_t:n:n==1'
+section argdist-r /gtrace tools argdist -i 60 -c "$DD" -H 'r::vfs_read():long:$retval:$retval==1'
 `
 
 func TestVMBCCTools(t *testing.T) {
@@ -92,5 +100,34 @@ func checkVMBCCTools(t *testing.T, sections vmSections) {
 			}
 		}
 		reads(t, "stacks ...;ksys_read;vfs_read", n)
+	})
+	t.Run("argdist", func(t *testing.T) {
+		m := regexp.MustCompile(`(?m)^@counts\[1\]: (\d+)$`).FindStringSubmatch(sections.get(t, "argdist", 0).stdout)
+		if m == nil {
+			t.Fatalf("argdist printed no @counts[1]")
+		}
+		n, _ := strconv.Atoi(m[1])
+		reads(t, "@counts[1]", n)
+	})
+	t.Run("argdist-r", func(t *testing.T) {
+		reads(t, "@hist", total(vmHist(sections.get(t, "argdist-r", 0).stdout, "@hist:")))
+	})
+	t.Run("vfsstat", func(t *testing.T) {
+		lines := vmLines(sections.get(t, "vfsstat", 0).stdout)
+		if len(lines) != 2 || strings.Join(strings.Fields(lines[0]), " ") != "TIME READ/s WRITE/s FSYNC/s OPEN/s CREATE/s" {
+			t.Fatalf("vfsstat printed %q, want its header and one line", lines)
+		}
+		f := strings.Fields(lines[1])
+		if len(f) != 6 || !regexp.MustCompile(`^\d\d:\d\d:\d\d:$`).MatchString(f[0]) {
+			t.Fatalf("vfsstat's line %q is not TIME: and five rates", lines[1])
+		}
+		// The line's 5 seconds hold dd's reads and writes, and at most
+		// a hundred others of each.
+		for i, what := range []string{"READ/s", "WRITE/s"} {
+			n, _ := strconv.Atoi(f[1+i])
+			if n < vmBenchReads/5 || n > (vmBenchReads+100)/5 {
+				t.Errorf("vfsstat %s: %d, want dd's %d in 5 seconds and at most 100 others", what, n, vmBenchReads)
+			}
+		}
 	})
 }
