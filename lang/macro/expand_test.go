@@ -278,3 +278,16 @@ macro count() { 5 } BEGIN { @a = count(); }
 		t.Errorf("got %q and messages\n%s\nwant @a = { 5 } and\n%s", got, msgs, want)
 	}
 }
+
+// TestMacroHidesBuiltin warns of a macro without parameters named as a
+// builtin, which a bare use of the name expands too.
+func TestMacroHidesBuiltin(t *testing.T) {
+	got, msgs := expand(t, `macro pid() { 5 } BEGIN { @a = pid; }`)
+	want := `stdin:1:1-10: WARNING: macro pid hides the builtin pid: the program's pid expands the macro
+macro pid() { 5 } BEGIN { @a = pid; }
+~~~~~~~~~
+`
+	if msgs != want || !strings.Contains(got, "@a = { 5 }") {
+		t.Errorf("got %q and messages\n%s\nwant @a = { 5 } and\n%s", got, msgs, want)
+	}
+}

@@ -25,10 +25,15 @@ func newRegistry(macros []*ast.Macro, errs *diag.List) registry {
 		if !validParams(m, errs) {
 			continue
 		}
-		// bpftrace lets a macro take a function's name, and every call
-		// of it then means the macro: count() would count nothing.
-		if builtin.IsFunc(m.Name) {
+		// bpftrace lets a macro take a function's or a builtin's name,
+		// and every call of it then means the macro: count() would count
+		// nothing, pid would be the macro's value.
+		switch {
+		case builtin.IsFunc(m.Name):
 			errs.Warn(m.Head, "macro %s hides the function %s(): its calls with %d arguments expand the macro", m.Name, m.Name, len(m.Params))
+		case builtin.Lookup(m.Name) != builtin.None && len(m.Params) == 0:
+			// A macro without parameters is called without parentheses too.
+			errs.Warn(m.Head, "macro %s hides the builtin %s: the program's %s expands the macro", m.Name, m.Name, m.Name)
 		}
 		r[m.Name] = append(r[m.Name], m)
 	}
