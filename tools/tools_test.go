@@ -41,79 +41,58 @@ func TestAll(t *testing.T) {
 	}
 }
 
-// TestParseArgs maps command lines of biolatency onto its options.
+// TestParseArgs maps tools' command lines onto what they run: BCC's
+// flags, a letter's meaning in the tools that give it another (one
+// table), long options, INTERVAL and COUNT, and declared arguments (a
+// pattern to its attach point, a function to its entry and return, an
+// option's argument to the option, a left-out one to its default).
 func TestParseArgs(t *testing.T) {
-	tool, err := Lookup("biolatency")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tests := []struct {
-		args []string
-		want Run
-	}{
-		{nil, Run{}},
-		{[]string{"-D", "1", "5"}, Run{Named: []string{"disks", "interval=1", "count=5"}}},
-		{[]string{"-mT", "2"}, Run{Named: []string{"milliseconds", "timestamp", "interval=2"}}},
-		{[]string{"-d", "nvme0n1", "-Q"}, Run{Named: []string{"disk=nvme0n1", "queued"}}},
-		{[]string{"-dnvme0n1"}, Run{Named: []string{"disk=nvme0n1"}}},
-		{[]string{"-Qd", "vda"}, Run{Named: []string{"queued", "disk=vda"}}},
-		{[]string{"--disk=vda", "--flags"}, Run{Named: []string{"disk=vda", "flags"}}},
-		{[]string{"-j", "-c", "dd if=/dev/zero of=x", "-h"}, Run{Format: "json", Command: "dd if=/dev/zero of=x", Help: true}},
-	}
-	for _, tt := range tests {
-		got, err := tool.ParseArgs(tt.args)
-		if err != nil {
-			t.Errorf("%q: %v", tt.args, err)
-			continue
-		}
-		if !reflect.DeepEqual(*got, tt.want) {
-			t.Errorf("%q: got %+v, want %+v", tt.args, *got, tt.want)
-		}
-	}
-}
-
-// TestParseArgsBCC maps BCC's command lines of other tools onto their
-// options: the letters BCC gives two meanings are long options.
-func TestParseArgsBCC(t *testing.T) {
-	tests := []struct {
-		tool string
-		args []string
-		want []string
-	}{
-		{"syscount", []string{"-PLxm", "-e", "2", "-i", "5"}, []string{"pids", "latency", "failed", "milliseconds", "errno=2", "interval=5"}},
-		{"syscount", []string{"--top=20", "-p181"}, []string{"top=20", "pid=181"}},
-		{"execsnoop", []string{"-xTt", "-n", "main", "-l", "tpkg"}, []string{"failed", "timestamp", "elapsed", "name=main", "line=tpkg"}},
-		{"runqlat", []string{"-mT", "--tids", "1", "10"}, []string{"milliseconds", "timestamp", "tids", "interval=1", "count=10"}},
-		{"hardirqs", []string{"-CN", "--dist"}, []string{"counts", "nanoseconds", "dist"}},
-		{"tcpconnect", []string{"-t", "--port=80"}, []string{"elapsed", "port=80"}},
-	}
-	for _, tt := range tests {
-		tool, err := Lookup(tt.tool)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := tool.ParseArgs(tt.args)
-		if err != nil {
-			t.Errorf("%s %q: %v", tt.tool, tt.args, err)
-			continue
-		}
-		if !reflect.DeepEqual(got.Named, tt.want) {
-			t.Errorf("%s %q: got %q, want %q", tt.tool, tt.args, got.Named, tt.want)
-		}
-	}
-}
-
-// TestParseArgsBlockTools maps the flags of the other block I/O tools,
-// BCC's, onto their options.
-func TestParseArgsBlockTools(t *testing.T) {
 	tests := []struct {
 		tool string
 		args []string
 		want Run
 	}{
+		{"biolatency", nil, Run{}},
+		{"biolatency", []string{"-D", "1", "5"}, Run{Named: []string{"disks", "interval=1", "count=5"}}},
+		{"biolatency", []string{"-mT", "2"}, Run{Named: []string{"milliseconds", "timestamp", "interval=2"}}},
+		{"biolatency", []string{"-d", "nvme0n1", "-Q"}, Run{Named: []string{"disk=nvme0n1", "queued"}}},
+		{"biolatency", []string{"-dnvme0n1"}, Run{Named: []string{"disk=nvme0n1"}}},
+		{"biolatency", []string{"-Qd", "vda"}, Run{Named: []string{"queued", "disk=vda"}}},
+		{"biolatency", []string{"--disk=vda", "--flags"}, Run{Named: []string{"disk=vda", "flags"}}},
+		{"biolatency", []string{"-j", "-c", "dd if=/dev/zero of=x", "-h"}, Run{Format: "json", Command: "dd if=/dev/zero of=x", Help: true}},
+		{"syscount", []string{"-PLxm", "-e", "2", "-i", "5"}, Run{Named: []string{"pids", "latency", "failed", "milliseconds", "errno=2", "interval=5"}}},
+		{"syscount", []string{"--top=20", "-p181"}, Run{Named: []string{"top=20", "pid=181"}}},
+		{"execsnoop", []string{"-xTt", "-n", "main", "-l", "tpkg"}, Run{Named: []string{"failed", "timestamp", "elapsed", "name=main", "line=tpkg"}}},
+		{"runqlat", []string{"-mT", "--tids", "1", "10"}, Run{Named: []string{"milliseconds", "timestamp", "tids", "interval=1", "count=10"}}},
+		{"hardirqs", []string{"-CN", "--dist"}, Run{Named: []string{"counts", "nanoseconds", "dist"}}},
+		{"tcpconnect", []string{"-t", "--port=80"}, Run{Named: []string{"elapsed", "port=80"}}},
 		{"biosnoop", []string{"-QP", "-d", "vda"}, Run{Named: []string{"queued", "pattern", "disk=vda"}}},
 		{"bitesize", []string{"-T", "--comm=fio", "1", "5"}, Run{Named: []string{"timestamp", "comm=fio", "interval=1", "count=5"}}},
 		{"biotop", []string{"-C", "-r", "5", "-p181", "2"}, Run{Named: []string{"noclear", "maxrows=5", "pid=181", "interval=2"}}},
+		{"biolatency", []string{"-d", "vda", "-D", "-F"}, Run{Named: []string{"disk=vda", "disks", "flags"}}},
+		{"funccount", []string{"-d", "10", "-Ti", "5", "-p", "7", "c:malloc"},
+			Run{Named: []string{"duration=10", "timestamp", "interval=5", "pid=7"}, Params: []string{"uprobe:libc:malloc"}}},
+		{"stackcount", []string{"-D", "3", "-U", "-f", "c:malloc"},
+			Run{Named: []string{"duration=3", "user"}, Params: []string{"uprobe:libc:malloc"}, Format: "folded"}},
+		{"funclatency", []string{"-Fm", "./p:f*"},
+			Run{Named: []string{"per_function", "milliseconds"}, Params: []string{"uprobe:./p:f*", "uretprobe:./p:f*"}}},
+		{"profile", []string{"-F", "99", "-K"}, Run{Named: []string{"kernel"}, Params: []string{"99"}}},
+		{"offcputime", []string{"-m", "1000", "-M", "2000"}, Run{Named: []string{"min_block=1000", "max_block=2000"}}},
+		{"syscount", []string{"-T", "5", "-L", "-P"}, Run{Named: []string{"top=5", "latency", "pids"}}},
+		{"runqlat", []string{"-L", "-m"}, Run{Named: []string{"tids", "milliseconds"}}},
+		{"tcpconnect", []string{"-P", "80"}, Run{Named: []string{"port=80"}}},
+		{"hardirqs", []string{"-d", "-N"}, Run{Named: []string{"dist", "nanoseconds"}}},
+		{"funccount", []string{"t:syscalls:sys_enter_getppid"}, Run{Params: []string{"tracepoint:syscalls:sys_enter_getppid"}}},
+		{"funccount", []string{"-r", "^vfs_.*"}, Run{Params: []string{"kprobe:vfs_*"}}},
+		{"funccount", []string{"vfs_r$", "-r"}, Run{Params: []string{"kprobe:vfs_r"}}},
+		{"funclatency", []string{"vfs_read"}, Run{Params: []string{"kprobe:vfs_read", "kretprobe:vfs_read"}}},
+		{"funclatency", []string{"-r", "c:^read$"}, Run{Params: []string{"uprobe:libc:read", "uretprobe:libc:read"}}},
+		{"profile", nil, Run{Params: []string{"49"}}},
+		{"profile", []string{"10"}, Run{Named: []string{"duration=10"}, Params: []string{"49"}}},
+		{"profile", []string{"-f", "--flamegraph", "x.svg", "--pprof", "x.pb.gz", "5", "-F99"},
+			Run{Named: []string{"duration=5"}, Params: []string{"99"}, Format: "folded", FlameGraph: "x.svg", Pprof: "x.pb.gz"}},
+		{"offcputime", []string{"5", "-j"}, Run{Named: []string{"duration=5"}, Format: "json"}},
+		{"funccount", []string{"-h"}, Run{Help: true}},
 	}
 	for _, tt := range tests {
 		tool, err := Lookup(tt.tool)
@@ -128,14 +107,6 @@ func TestParseArgsBlockTools(t *testing.T) {
 		if !reflect.DeepEqual(*got, tt.want) {
 			t.Errorf("%s %q: got %+v, want %+v", tt.tool, tt.args, *got, tt.want)
 		}
-	}
-	// biosnoop traces no interval, as BCC's: a positional is an error.
-	tool, err := Lookup("biosnoop")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tool.ParseArgs([]string{"10"}); err == nil || !strings.HasPrefix(err.Error(), "biosnoop: unexpected argument 10") {
-		t.Errorf("biosnoop 10: %v, want unexpected argument", err)
 	}
 }
 
@@ -244,81 +215,6 @@ func TestLookup(t *testing.T) {
 	}
 }
 
-// TestToolFlags checks that a letter means what it means in BCC's tool:
-// a tool's own entry of Flags wins over the general one.
-func TestToolFlags(t *testing.T) {
-	tests := []struct {
-		tool string
-		args []string
-		want Run
-	}{
-		{"biolatency", []string{"-d", "vda", "-D", "-F"}, Run{Named: []string{"disk=vda", "disks", "flags"}}},
-		{"funccount", []string{"-d", "10", "-Ti", "5", "-p", "7", "c:malloc"},
-			Run{Named: []string{"duration=10", "timestamp", "interval=5", "pid=7"}, Params: []string{"uprobe:libc:malloc"}}},
-		{"stackcount", []string{"-D", "3", "-U", "-f", "c:malloc"},
-			Run{Named: []string{"duration=3", "user"}, Params: []string{"uprobe:libc:malloc"}, Format: "folded"}},
-		{"funclatency", []string{"-Fm", "./p:f*"},
-			Run{Named: []string{"per_function", "milliseconds"}, Params: []string{"uprobe:./p:f*", "uretprobe:./p:f*"}}},
-		{"profile", []string{"-F", "99", "-K"}, Run{Named: []string{"kernel"}, Params: []string{"99"}}},
-		{"offcputime", []string{"-m", "1000", "-M", "2000"}, Run{Named: []string{"min_block=1000", "max_block=2000"}}},
-		{"syscount", []string{"-T", "5", "-L", "-P"}, Run{Named: []string{"top=5", "latency", "pids"}}},
-		{"runqlat", []string{"-L", "-m"}, Run{Named: []string{"tids", "milliseconds"}}},
-		{"tcpconnect", []string{"-P", "80"}, Run{Named: []string{"port=80"}}},
-		{"hardirqs", []string{"-d", "-N"}, Run{Named: []string{"dist", "nanoseconds"}}},
-	}
-	for _, tt := range tests {
-		tool, err := Lookup(tt.tool)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := tool.ParseArgs(tt.args)
-		if err != nil {
-			t.Errorf("%s %q: %v", tt.tool, tt.args, err)
-			continue
-		}
-		if !reflect.DeepEqual(*got, tt.want) {
-			t.Errorf("%s %q: got %+v, want %+v", tt.tool, tt.args, *got, tt.want)
-		}
-	}
-}
-
-// TestArguments binds the tools' declared arguments: a pattern to its
-// attach point, a function to its entry and return, an option's
-// argument to the option, a left-out one to its default.
-func TestArguments(t *testing.T) {
-	tests := []struct {
-		tool string
-		args []string
-		want Run
-	}{
-		{"funccount", []string{"t:syscalls:sys_enter_getppid"}, Run{Params: []string{"tracepoint:syscalls:sys_enter_getppid"}}},
-		{"funccount", []string{"-r", "^vfs_.*"}, Run{Params: []string{"kprobe:vfs_*"}}},
-		{"funccount", []string{"vfs_r$", "-r"}, Run{Params: []string{"kprobe:vfs_r"}}},
-		{"funclatency", []string{"vfs_read"}, Run{Params: []string{"kprobe:vfs_read", "kretprobe:vfs_read"}}},
-		{"funclatency", []string{"-r", "c:^read$"}, Run{Params: []string{"uprobe:libc:read", "uretprobe:libc:read"}}},
-		{"profile", nil, Run{Params: []string{"49"}}},
-		{"profile", []string{"10"}, Run{Named: []string{"duration=10"}, Params: []string{"49"}}},
-		{"profile", []string{"-f", "--flamegraph", "x.svg", "--pprof", "x.pb.gz", "5", "-F99"},
-			Run{Named: []string{"duration=5"}, Params: []string{"99"}, Format: "folded", FlameGraph: "x.svg", Pprof: "x.pb.gz"}},
-		{"offcputime", []string{"5", "-j"}, Run{Named: []string{"duration=5"}, Format: "json"}},
-		{"funccount", []string{"-h"}, Run{Help: true}},
-	}
-	for _, tt := range tests {
-		tool, err := Lookup(tt.tool)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := tool.ParseArgs(tt.args)
-		if err != nil {
-			t.Errorf("%s %q: %v", tt.tool, tt.args, err)
-			continue
-		}
-		if !reflect.DeepEqual(*got, tt.want) {
-			t.Errorf("%s %q: got %+v, want %+v", tt.tool, tt.args, *got, tt.want)
-		}
-	}
-}
-
 // TestArgumentErrors checks the errors of arguments and of flags that
 // are another tool's.
 func TestArgumentErrors(t *testing.T) {
@@ -329,6 +225,7 @@ func TestArgumentErrors(t *testing.T) {
 	}{
 		{"funccount", nil, "funccount: needs a PATTERN"},
 		{"funccount", []string{"a", "b"}, "funccount: unexpected argument b"},
+		{"biosnoop", []string{"10"}, "biosnoop: unexpected argument 10"}, // no INTERVAL, as BCC's
 		{"funccount", []string{"-r", "vfs_(read|write)"}, `funccount: pattern "vfs_(read|write)": regular expression "vfs_(read|write)": bpftrace attach points take only * wildcards, so only ^, $ and .* translate, not '('`},
 		{"funclatency", []string{"t:sched:sched_switch"}, "funclatency: t:sched:sched_switch has no return to time: give a function"},
 		{"profile", []string{"-r"}, "profile: unknown flag -r"},
