@@ -1,7 +1,6 @@
 package probe
 
 import (
-	"reflect"
 	"testing"
 
 	"gtrace/kernel"
@@ -11,11 +10,7 @@ func TestParseIter(t *testing.T) {
 	if _, err := kernel.Iterators(); err != nil {
 		t.Skipf("no kernel BTF: %v", err)
 	}
-	tests := []struct {
-		text string
-		want Probe
-		err  string
-	}{
+	checkParse(t, []parseCase{
 		{text: "iter:task", want: Probe{Kind: Iter, Name: "iter:task", Event: "task"}},
 		{text: "it:task_file", want: Probe{Kind: Iter, Name: "iter:task_file", Event: "task_file"}},
 		{text: "iter:task_vma:vmas", want: Probe{Kind: Iter, Name: "iter:task_vma:vmas", Event: "task_vma", Pin: "vmas"}},
@@ -25,24 +20,11 @@ func TestParseIter(t *testing.T) {
 		{text: "iter:task:pin*", err: "iter probe type does not support wildcards"},
 		{text: "iter:", err: "iter should specify a iterator's name"},
 		{text: "iter:no_such_iterator", err: "iter no_such_iterator not available for your kernel version."},
-	}
-	for _, tt := range tests {
-		t.Run(tt.text, func(t *testing.T) {
-			got, err := Parse(tt.text)
-			if tt.err != "" {
-				if err == nil || err.Error() != tt.err {
-					t.Errorf("Parse(%q) error %v, want %q", tt.text, err, tt.err)
-				}
-				return
-			}
-			if err != nil || len(got) != 1 || !reflect.DeepEqual(got[0], tt.want) {
-				t.Fatalf("Parse(%q) = %+v, %v; want %+v", tt.text, got, err, tt.want)
-			}
-			if !got[0].Attached() || got[0].Func() != got[0].Event {
-				t.Errorf("%s: attached %v, func %q", tt.text, got[0].Attached(), got[0].Func())
-			}
-		})
-	}
+	}, func(t *testing.T, p Probe) {
+		if !p.Attached() || p.Func() != p.Event {
+			t.Errorf("%s: attached %v, func %q", p.Name, p.Attached(), p.Func())
+		}
+	})
 }
 
 func TestPinPath(t *testing.T) {
