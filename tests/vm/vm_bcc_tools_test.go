@@ -39,14 +39,7 @@ func TestVMBCCTools(t *testing.T) {
 	env := map[string]string{"READS": strconv.Itoa(vmBenchReads)}
 	for _, k := range vmtest.Kernels {
 		t.Run(k.Name, func(t *testing.T) {
-			res := vmtest.Run(t, vmtest.Config{Kernel: k, Files: files, Env: env, Timeout: 5 * time.Minute}, "sh", "-c", vmBCCToolsScript)
-			if res.ExitCode != 0 {
-				t.Fatalf("guest script exited %d\nstdout:\n%s\nstderr:\n%s", res.ExitCode, res.Stdout, res.Stderr)
-			}
-			sections, err := parseVMSections(res.Stdout)
-			if err != nil {
-				t.Fatalf("%v\nguest stdout:\n%s", err, res.Stdout)
-			}
+			sections := guestSections(t, vmtest.Config{Kernel: k, Files: files, Env: env, Timeout: 5 * time.Minute}, vmBCCToolsScript)
 			checkVMBCCTools(t, sections)
 		})
 	}

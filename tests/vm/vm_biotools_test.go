@@ -77,21 +77,14 @@ func TestVMBioTools(t *testing.T) {
 	}
 	for _, k := range vmtest.Kernels {
 		t.Run(k.Name, func(t *testing.T) {
-			res := vmtest.Run(t, vmtest.Config{
+			sections := guestSections(t, vmtest.Config{
 				Kernel:  k,
 				Files:   files,
 				Env:     env,
 				NVMe:    true,
 				Modules: []string{"dm-mod", "dm-delay"},
 				Timeout: 5 * time.Minute,
-			}, "sh", "-c", vmBioToolsScript)
-			if res.ExitCode != 0 {
-				t.Fatalf("guest script exited %d\nstdout:\n%s\nstderr:\n%s", res.ExitCode, res.Stdout, res.Stderr)
-			}
-			sections, err := parseVMSections(res.Stdout)
-			if err != nil {
-				t.Fatalf("%v\nguest stdout:\n%s\nstderr:\n%s", err, res.Stdout, res.Stderr)
-			}
+			}, vmBioToolsScript)
 			sections.get(t, "dm", 0)
 			sections.get(t, "io", 0)
 			t.Run("biomax", func(t *testing.T) {

@@ -83,15 +83,8 @@ func TestVMBlockTools(t *testing.T) {
 	}
 	for _, k := range vmtest.Kernels {
 		t.Run(k.Name, func(t *testing.T) {
-			res := vmtest.Run(t, vmtest.Config{Kernel: k, Files: files, NVMe: true, NVMeQueues: 1,
-				Timeout: 5 * time.Minute}, "sh", "-c", vmBlockScript)
-			if res.ExitCode != 0 {
-				t.Fatalf("guest script exited %d\nstdout:\n%s\nstderr:\n%s", res.ExitCode, res.Stdout, res.Stderr)
-			}
-			sections, err := parseVMSections(res.Stdout)
-			if err != nil {
-				t.Fatalf("%v\nguest stdout:\n%s\nstderr:\n%s", err, res.Stdout, res.Stderr)
-			}
+			sections := guestSections(t, vmtest.Config{Kernel: k, Files: files, NVMe: true, NVMeQueues: 1,
+				Timeout: 5 * time.Minute}, vmBlockScript)
 			dev := vmLines(sections.get(t, "dev", 0).stdout)
 			t.Logf("nvme0n1: %q", dev)
 			// pids reads the pids of a run's jobs, by pid file.

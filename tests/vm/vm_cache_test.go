@@ -129,21 +129,14 @@ func TestVMCache(t *testing.T) {
 	env := map[string]string{"PAGES": strconv.Itoa(vmCachePages)}
 	for _, k := range vmtest.Kernels {
 		t.Run(k.Name, func(t *testing.T) {
-			res := vmtest.Run(t, vmtest.Config{
+			sections := guestSections(t, vmtest.Config{
 				Kernel:  k,
 				Files:   files,
 				Env:     env,
 				NVMe:    true,
 				CPUs:    1,
 				Timeout: 3 * time.Minute,
-			}, "sh", "-c", vmCacheScript)
-			if res.ExitCode != 0 {
-				t.Fatalf("guest script exited %d\nstdout:\n%s\nstderr:\n%s", res.ExitCode, res.Stdout, res.Stderr)
-			}
-			sections, err := parseVMSections(res.Stdout)
-			if err != nil {
-				t.Fatalf("%v\nguest stdout:\n%s\nstderr:\n%s", err, res.Stdout, res.Stderr)
-			}
+			}, vmCacheScript)
 			for _, r := range vmCacheRuns {
 				t.Run(r.name, func(t *testing.T) {
 					worker := sections.get(t, "worker-"+r.name, 0).stdout

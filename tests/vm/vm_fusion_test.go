@@ -26,21 +26,14 @@ func TestVMFusion(t *testing.T) {
 	files := map[string]string{"/gtrace": vmtest.BuildGtrace(t)}
 	for _, k := range vmtest.Kernels {
 		t.Run(k.Name, func(t *testing.T) {
-			res := vmtest.Run(t, vmtest.Config{Kernel: k, Files: files, Timeout: 3 * time.Minute,
+			sections := guestSections(t, vmtest.Config{Kernel: k, Files: files, Timeout: 3 * time.Minute,
 				// Attaching raw_syscalls patches the static branch in
 				// syscall_trace_enter. With two vCPUs under TCG, the
 				// 6.12 guest once crashed there while the other vCPU
 				// ran system calls; with one, no code is modified
 				// under another CPU.
 				CPUs: 1,
-			}, "sh", "-c", vmFusionScript)
-			if res.ExitCode != 0 {
-				t.Fatalf("guest script exited %d\nstdout:\n%s\nstderr:\n%s", res.ExitCode, res.Stdout, res.Stderr)
-			}
-			sections, err := parseVMSections(res.Stdout)
-			if err != nil {
-				t.Fatalf("%v\nguest stdout:\n%s", err, res.Stdout)
-			}
+			}, vmFusionScript)
 			s := sections.get(t, "fusion", 0)
 			out := s.stdout
 			if n := vmAttaching(s.stderr); n < 300 {

@@ -40,14 +40,7 @@ func TestVMHelpers(t *testing.T) {
 	files := map[string]string{"/gtrace": vmtest.BuildGtrace(t)}
 	for _, k := range vmtest.Kernels {
 		t.Run(k.Name, func(t *testing.T) {
-			res := vmtest.Run(t, vmtest.Config{Kernel: k, Files: files, Timeout: 3 * time.Minute}, "sh", "-c", vmHelpersScript)
-			if res.ExitCode != 0 {
-				t.Fatalf("guest script exited %d\nstdout:\n%s\nstderr:\n%s", res.ExitCode, res.Stdout, res.Stderr)
-			}
-			sections, err := parseVMSections(res.Stdout)
-			if err != nil {
-				t.Fatalf("%v\nguest stdout:\n%s", err, res.Stdout)
-			}
+			sections := guestSections(t, vmtest.Config{Kernel: k, Files: files, Timeout: 3 * time.Minute}, vmHelpersScript)
 			for _, c := range []struct {
 				section string
 				want    *regexp.Regexp

@@ -105,20 +105,13 @@ func TestVMNVMeTools(t *testing.T) {
 	}
 	for _, k := range vmtest.Kernels {
 		t.Run(k.Name, func(t *testing.T) {
-			res := vmtest.Run(t, vmtest.Config{
+			sections := guestSections(t, vmtest.Config{
 				Kernel:  k,
 				Files:   files,
 				Env:     env,
 				NVMe:    true,
 				Timeout: 4 * time.Minute,
-			}, "sh", "-c", vmNVMeScript)
-			if res.ExitCode != 0 {
-				t.Fatalf("guest script exited %d\nstdout:\n%s\nstderr:\n%s", res.ExitCode, res.Stdout, res.Stderr)
-			}
-			sections, err := parseVMSections(res.Stdout)
-			if err != nil {
-				t.Fatalf("%v\nguest stdout:\n%s\nstderr:\n%s", err, res.Stdout, res.Stderr)
-			}
+			}, vmNVMeScript)
 			sections.get(t, "io", 0)
 			// -d nvme0n2 leaves out the controller's admin commands,
 			// -d nvme0 the namespaces' I/O.

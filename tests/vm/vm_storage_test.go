@@ -194,7 +194,7 @@ func TestVMStorage(t *testing.T) {
 
 	for _, k := range vmtest.Kernels {
 		t.Run(k.Name, func(t *testing.T) {
-			res := vmtest.Run(t, vmtest.Config{
+			sections := guestSections(t, vmtest.Config{
 				Kernel: k,
 				Files:  files,
 				Env:    env,
@@ -205,14 +205,7 @@ func TestVMStorage(t *testing.T) {
 				// a single queue.
 				NVMeQueues: 1,
 				Timeout:    5 * time.Minute,
-			}, "sh", "-c", vmStorageScript)
-			if res.ExitCode != 0 {
-				t.Fatalf("guest script exited %d\nstdout:\n%s\nstderr:\n%s", res.ExitCode, res.Stdout, res.Stderr)
-			}
-			sections, err := parseVMSections(res.Stdout)
-			if err != nil {
-				t.Fatalf("%v\nguest stdout:\n%s\nstderr:\n%s", err, res.Stdout, res.Stderr)
-			}
+			}, vmStorageScript)
 			section := func(t *testing.T, name string) vmSection {
 				t.Helper()
 				return sections.get(t, name, 0)

@@ -230,14 +230,22 @@ func runVMScript(t *testing.T, k vmtest.Kernel, gtrace string) vmSections {
 	for _, tool := range vmTools {
 		files["/bt/"+tool+".bt"] = "/usr/sbin/" + tool + ".bt"
 	}
-	res := vmtest.Run(t, vmtest.Config{
+	return guestSections(t, vmtest.Config{
 		Kernel: k,
 		Files:  files,
 		Env: map[string]string{"OFF": strconv.Itoa(vmFirstInsn[k.Name]),
 			"KILL_LINKS": strconv.Itoa(vmKillLinks[k.Name])},
 		NVMe:    true,
 		Timeout: 5 * time.Minute,
-	}, "sh", "-c", vmGuestScript)
+	}, vmGuestScript)
+}
+
+// guestSections boots cfg's guest with script as its command, and
+// returns the sections of its output by name; a script that fails, or
+// output that is no sections, fails t.
+func guestSections(t *testing.T, cfg vmtest.Config, script string) vmSections {
+	t.Helper()
+	res := vmtest.Run(t, cfg, "sh", "-c", script)
 	if res.ExitCode != 0 {
 		t.Fatalf("guest script exited %d\nstdout:\n%s\nstderr:\n%s", res.ExitCode, res.Stdout, res.Stderr)
 	}
