@@ -95,9 +95,21 @@ func TestStackOutputsKeys(t *testing.T) {
 	if strings.Contains(out, ";-;") && !regexp.MustCompile(`(?m)^hot;[^ ]*;-;[^ ;-][^ ]* \d+$`).MatchString(out) {
 		t.Errorf("kernel frames not after a - frame:\n%s", out)
 	}
+	// Until the held -c child execs hot it is the shell that holds it, so
+	// a sample may fall on sh; every other label is hot's.
 	tags := goToolPprof(t, "-tags", profile)
-	if !regexp.MustCompile(`comm: Total \d+ of \d+ \(\s*100%\)\s+\d+ \(\s*100%\): hot`).MatchString(tags) {
-		t.Errorf("the profile's comm labels are not all hot:\n%s", tags)
+	labels := regexp.MustCompile(`(?m)^\s+(\d+) \(\s*[\d.]+%\): (\S+)$`).FindAllStringSubmatch(tags, -1)
+	samples := map[string]int{}
+	for _, l := range labels {
+		n, _ := strconv.Atoi(l[1])
+		samples[l[2]] += n
+	}
+	others := len(samples) - 1
+	if samples["sh"] > 0 {
+		others--
+	}
+	if samples["hot"] < 100 || others > 0 || samples["sh"] > 2 {
+		t.Errorf("the profile's comm labels are not hot's (and at most 2 of the holding sh):\n%s", tags)
 	}
 	flameGraphInBrowser(t, filepath.Join(dir, "keys.svg"))
 }
