@@ -1,0 +1,71 @@
+package kube
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// ListOptions select the objects a list returns; empty selects all.
+type ListOptions struct {
+	// LabelSelector is a label selector, such as app=gtrace-agent.
+	LabelSelector string
+	// FieldSelector is a field selector, such as spec.nodeName=node-1.
+	FieldSelector string
+}
+
+func (o ListOptions) query() url.Values {
+	q := url.Values{}
+	if o.LabelSelector != "" {
+		q.Set("labelSelector", o.LabelSelector)
+	}
+	if o.FieldSelector != "" {
+		q.Set("fieldSelector", o.FieldSelector)
+	}
+	return q
+}
+
+// GetNode returns the node name.
+func (c *Client) GetNode(ctx context.Context, name string) (*corev1.Node, error) {
+	var node corev1.Node
+	if err := c.do(ctx, http.MethodGet, "/api/v1/nodes/"+url.PathEscape(name), nil, nil, &node); err != nil {
+		return nil, fmt.Errorf("get node %s: %w", name, err)
+	}
+	return &node, nil
+}
+
+// ListNodes returns the nodes that opts select.
+func (c *Client) ListNodes(ctx context.Context, opts ListOptions) (*corev1.NodeList, error) {
+	var nodes corev1.NodeList
+	if err := c.do(ctx, http.MethodGet, "/api/v1/nodes", opts.query(), nil, &nodes); err != nil {
+		return nil, fmt.Errorf("list nodes: %w", err)
+	}
+	return &nodes, nil
+}
+
+// GetPod returns the pod namespace/name.
+func (c *Client) GetPod(ctx context.Context, namespace, name string) (*corev1.Pod, error) {
+	var pod corev1.Pod
+	path := "/api/v1/namespaces/" + url.PathEscape(namespace) + "/pods/" + url.PathEscape(name)
+	if err := c.do(ctx, http.MethodGet, path, nil, nil, &pod); err != nil {
+		return nil, fmt.Errorf("get pod %s/%s: %w", namespace, name, err)
+	}
+	return &pod, nil
+}
+
+// ListPods returns the pods in namespace, or in all namespaces if
+// namespace is "", that opts select.
+func (c *Client) ListPods(ctx context.Context, namespace string, opts ListOptions) (*corev1.PodList, error) {
+	path, where := "/api/v1/pods", "all namespaces"
+	if namespace != "" {
+		path, where = "/api/v1/namespaces/"+url.PathEscape(namespace)+"/pods", "namespace "+namespace
+	}
+	var pods corev1.PodList
+	if err := c.do(ctx, http.MethodGet, path, opts.query(), nil, &pods); err != nil {
+		return nil, fmt.Errorf("list pods in %s: %w", where, err)
+	}
+	return &pods, nil
+}
