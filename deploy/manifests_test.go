@@ -188,6 +188,12 @@ func TestApply(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// kubectl answers for the right the agent asks for, as the guide
+	// says, though no such resource exists.
+	out, err = s.RunKubectl(admin, "auth", "can-i", "trace", "nodes.gtrace.io/node-1", "--as=system:serviceaccount:team:alice")
+	if err != nil || !strings.HasSuffix(out, "yes\n") {
+		t.Errorf("kubectl auth can-i for alice: %q, %v", out, err)
+	}
 	tests := []struct {
 		user   string
 		unsafe bool
