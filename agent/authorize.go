@@ -6,9 +6,6 @@ import (
 	"net/http"
 	"strings"
 
-	authenticationv1 "k8s.io/api/authentication/v1"
-	authorizationv1 "k8s.io/api/authorization/v1"
-
 	"gtrace/kube"
 )
 
@@ -38,8 +35,8 @@ type userKey struct{}
 
 // UserOf returns the user that Handler authenticated for the request
 // with context ctx.
-func UserOf(ctx context.Context) (authenticationv1.UserInfo, bool) {
-	user, ok := ctx.Value(userKey{}).(authenticationv1.UserInfo)
+func UserOf(ctx context.Context) (kube.UserInfo, bool) {
+	user, ok := ctx.Value(userKey{}).(kube.UserInfo)
 	return user, ok
 }
 
@@ -89,9 +86,9 @@ func (a *Authorizer) AllowUnsafe(w http.ResponseWriter, r *http.Request) bool {
 
 // allow asks the API server whether user holds verb on the node, and
 // answers 403 if not.
-func (a *Authorizer) allow(ctx context.Context, w http.ResponseWriter, user authenticationv1.UserInfo, verb string) bool {
-	spec := authorizationv1.SubjectAccessReviewSpec{
-		ResourceAttributes: &authorizationv1.ResourceAttributes{
+func (a *Authorizer) allow(ctx context.Context, w http.ResponseWriter, user kube.UserInfo, verb string) bool {
+	spec := kube.AccessReviewSpec{
+		ResourceAttributes: &kube.ResourceAttributes{
 			Group:    Group,
 			Resource: Resource,
 			Verb:     verb,
@@ -100,12 +97,7 @@ func (a *Authorizer) allow(ctx context.Context, w http.ResponseWriter, user auth
 		User:   user.Username,
 		UID:    user.UID,
 		Groups: user.Groups,
-	}
-	if len(user.Extra) > 0 {
-		spec.Extra = make(map[string]authorizationv1.ExtraValue, len(user.Extra))
-		for key, value := range user.Extra {
-			spec.Extra[key] = authorizationv1.ExtraValue(value)
-		}
+		Extra:  user.Extra,
 	}
 	status, err := a.Kube.ReviewAccess(ctx, spec)
 	if err != nil {

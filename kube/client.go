@@ -13,8 +13,6 @@ import (
 	"net/url"
 	"os"
 	"strings"
-
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // Client sends requests to one API server as one user. It is safe for
@@ -65,7 +63,7 @@ type StatusError struct {
 	Code int
 	// Reason is the Status's machine-readable reason, such as NotFound or
 	// Forbidden; empty if the answer was no Status.
-	Reason metav1.StatusReason
+	Reason string
 	// Message is the Status's message, or the answer's text if it was no
 	// Status.
 	Message string
@@ -87,9 +85,9 @@ const maxErrorBody = 64 << 10
 func ResponseError(resp *http.Response) error {
 	defer resp.Body.Close()
 	data, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-	var status metav1.Status
-	if json.Unmarshal(data, &status) == nil && status.Kind == "Status" && status.Message != "" {
-		return &StatusError{Code: resp.StatusCode, Reason: status.Reason, Message: status.Message}
+	var st status
+	if json.Unmarshal(data, &st) == nil && st.Kind == "Status" && st.Message != "" {
+		return &StatusError{Code: resp.StatusCode, Reason: st.Reason, Message: st.Message}
 	}
 	message := strings.TrimSpace(string(data))
 	if message == "" {

@@ -9,11 +9,11 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
-	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -40,7 +40,8 @@ func TestAPIServer(t *testing.T) {
 			ObjectMeta: metav1.ObjectMeta{Name: pod.name, Labels: map[string]string{"app": pod.app}},
 			Spec: corev1.PodSpec{
 				NodeName:   pod.node,
-				Containers: []corev1.Container{{Name: "main", Image: "example.invalid/none"}},
+				Containers: []corev1.Container{{Name: "main", Image: "example.invalid/none",
+					Ports: []corev1.ContainerPort{{Name: "http", ContainerPort: 8080}}}},
 			},
 		})
 	}
@@ -59,8 +60,8 @@ func TestAPIServer(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if node.Labels["zone"] != "west" {
-			t.Errorf("node-b's labels: %v", node.Labels)
+		if node.Metadata.Labels["zone"] != "west" {
+			t.Errorf("node-b's labels: %v", node.Metadata.Labels)
 		}
 		list, err := admin.ListNodes(ctx, ListOptions{LabelSelector: "zone=east"})
 		if err != nil {
@@ -92,7 +93,7 @@ func TestAPIServer(t *testing.T) {
 				}
 				var got []string
 				for _, pod := range list.Items {
-					got = append(got, pod.Name)
+					got = append(got, pod.Metadata.Name)
 				}
 				slices.Sort(got)
 				if !slices.Equal(got, tt.want) {
@@ -104,15 +105,71 @@ func TestAPIServer(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if pod.Spec.NodeName != "node-a" || pod.Labels["app"] != "db" {
-			t.Errorf("pod a2: node %q, labels %v", pod.Spec.NodeName, pod.Labels)
+		if pod.Spec.NodeName != "node-a" || pod.Metadata.Labels["app"] != "db" || pod.Metadata.Namespace != ns ||
+			len(pod.Spec.Containers) != 1 || pod.Spec.Containers[0].Ports[0].ContainerPort != 8080 {
+			t.Errorf("pod a2: %+v", pod)
+		}
+	})
+
+	t.Run("status", func(t *testing.T) {
+		// What a kubelet would report, set by hand.
+		var pod corev1.Pod
+		path := "/api/v1/namespaces/" + ns + "/pods/a1"
+		if err := s.Do(http.MethodGet, path, nil, &pod); err != nil {
+			t.Fatal(err)
+		}
+		pod.Status = corev1.PodStatus{
+			Phase:      corev1.PodRunning,
+			PodIP:      "10.1.2.3",
+			PodIPs:     []corev1.PodIP{{IP: "10.1.2.3"}},
+			Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}},
+			ContainerStatuses: []corev1.ContainerStatus{{
+				Name: "main", ContainerID: "containerd://0123abcd", Ready: true, Image: "example.invalid/none",
+			}},
+		}
+		if err := s.Do(http.MethodPut, path+"/status", &pod, nil); err != nil {
+			t.Fatal(err)
+		}
+		got, err := admin.GetPod(ctx, ns, "a1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := PodStatus{
+			Phase:             "Running",
+			PodIP:             "10.1.2.3",
+			Conditions:        []PodCondition{{Type: "Ready", Status: "True"}},
+			ContainerStatuses: []ContainerStatus{{Name: "main", ContainerID: "containerd://0123abcd", Ready: true}},
+		}
+		if !reflect.DeepEqual(got.Status, want) {
+			t.Errorf("pod a1's status: %+v, want %+v", got.Status, want)
+		}
+
+		var node corev1.Node
+		if err := s.Do(http.MethodGet, "/api/v1/nodes/node-a", nil, &node); err != nil {
+			t.Fatal(err)
+		}
+		node.Status.Addresses = []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: "10.0.0.7"}}
+		node.Status.NodeInfo = corev1.NodeSystemInfo{KernelVersion: "6.18.0", OSImage: "Debian", Architecture: "amd64", ContainerRuntimeVersion: "containerd://2.1"}
+		if err := s.Do(http.MethodPut, "/api/v1/nodes/node-a/status", &node, nil); err != nil {
+			t.Fatal(err)
+		}
+		gotNode, err := admin.GetNode(ctx, "node-a")
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantNode := NodeStatus{
+			Addresses: []NodeAddress{{Type: "InternalIP", Address: "10.0.0.7"}},
+			NodeInfo:  NodeInfo{KernelVersion: "6.18.0", OSImage: "Debian", ContainerRuntimeVersion: "containerd://2.1", Architecture: "amd64"},
+		}
+		if !reflect.DeepEqual(gotNode.Status, wantNode) {
+			t.Errorf("node-a's status: %+v, want %+v", gotNode.Status, wantNode)
 		}
 	})
 
 	t.Run("errors", func(t *testing.T) {
 		_, err := admin.GetPod(ctx, ns, "missing")
 		var status *StatusError
-		if !errors.As(err, &status) || status.Code != http.StatusNotFound || status.Reason != metav1.StatusReasonNotFound {
+		if !errors.As(err, &status) || status.Code != http.StatusNotFound || status.Reason != "NotFound" {
 			t.Fatalf("getting a missing pod: %v, want a NotFound StatusError", err)
 		}
 		if want := `get pod gtrace-client/missing: pods "missing" not found (404 NotFound)`; err.Error() != want {
@@ -172,9 +229,9 @@ func TestAPIServer(t *testing.T) {
 			{"someone", []string{"system:authenticated"}, "create", false},
 		}
 		for _, tt := range tests {
-			status, err := admin.ReviewAccess(ctx, authorizationv1.SubjectAccessReviewSpec{
+			status, err := admin.ReviewAccess(ctx, AccessReviewSpec{
 				User: tt.user, Groups: tt.groups,
-				ResourceAttributes: &authorizationv1.ResourceAttributes{Verb: tt.verb, Resource: "nodes"},
+				ResourceAttributes: &ResourceAttributes{Verb: tt.verb, Resource: "nodes"},
 			})
 			if err != nil {
 				t.Fatal(err)
@@ -245,10 +302,10 @@ func TestAPIServer(t *testing.T) {
 	})
 }
 
-func nodeNames(nodes []corev1.Node) []string {
+func nodeNames(nodes []Node) []string {
 	var names []string
 	for _, node := range nodes {
-		names = append(names, node.Name)
+		names = append(names, node.Metadata.Name)
 	}
 	slices.Sort(names)
 	return names

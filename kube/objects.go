@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-
-	corev1 "k8s.io/api/core/v1"
 )
 
 // ListOptions select the objects a list returns; empty selects all.
@@ -29,8 +27,8 @@ func (o ListOptions) query() url.Values {
 }
 
 // GetNode returns the node name.
-func (c *Client) GetNode(ctx context.Context, name string) (*corev1.Node, error) {
-	var node corev1.Node
+func (c *Client) GetNode(ctx context.Context, name string) (*Node, error) {
+	var node Node
 	if err := c.do(ctx, http.MethodGet, "/api/v1/nodes/"+url.PathEscape(name), nil, nil, &node); err != nil {
 		return nil, fmt.Errorf("get node %s: %w", name, err)
 	}
@@ -38,8 +36,8 @@ func (c *Client) GetNode(ctx context.Context, name string) (*corev1.Node, error)
 }
 
 // ListNodes returns the nodes that opts select.
-func (c *Client) ListNodes(ctx context.Context, opts ListOptions) (*corev1.NodeList, error) {
-	var nodes corev1.NodeList
+func (c *Client) ListNodes(ctx context.Context, opts ListOptions) (*NodeList, error) {
+	var nodes NodeList
 	if err := c.do(ctx, http.MethodGet, "/api/v1/nodes", opts.query(), nil, &nodes); err != nil {
 		return nil, fmt.Errorf("list nodes: %w", err)
 	}
@@ -47,8 +45,8 @@ func (c *Client) ListNodes(ctx context.Context, opts ListOptions) (*corev1.NodeL
 }
 
 // GetPod returns the pod namespace/name.
-func (c *Client) GetPod(ctx context.Context, namespace, name string) (*corev1.Pod, error) {
-	var pod corev1.Pod
+func (c *Client) GetPod(ctx context.Context, namespace, name string) (*Pod, error) {
+	var pod Pod
 	path := "/api/v1/namespaces/" + url.PathEscape(namespace) + "/pods/" + url.PathEscape(name)
 	if err := c.do(ctx, http.MethodGet, path, nil, nil, &pod); err != nil {
 		return nil, fmt.Errorf("get pod %s/%s: %w", namespace, name, err)
@@ -58,12 +56,12 @@ func (c *Client) GetPod(ctx context.Context, namespace, name string) (*corev1.Po
 
 // ListPods returns the pods in namespace, or in all namespaces if
 // namespace is "", that opts select.
-func (c *Client) ListPods(ctx context.Context, namespace string, opts ListOptions) (*corev1.PodList, error) {
+func (c *Client) ListPods(ctx context.Context, namespace string, opts ListOptions) (*PodList, error) {
 	path, where := "/api/v1/pods", "all namespaces"
 	if namespace != "" {
 		path, where = "/api/v1/namespaces/"+url.PathEscape(namespace)+"/pods", "namespace "+namespace
 	}
-	var pods corev1.PodList
+	var pods PodList
 	if err := c.do(ctx, http.MethodGet, path, opts.query(), nil, &pods); err != nil {
 		return nil, fmt.Errorf("list pods in %s: %w", where, err)
 	}

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 )
 
 // PodPort is a port of a pod, reached through the API server.
@@ -34,6 +35,9 @@ func (p PodPort) String() string {
 // The API server does not pass the request's Authorization header on to
 // the pod: a credential for the pod goes in another header.
 func (c *Client) Proxy(ctx context.Context, pod PodPort, method, path string, query url.Values, header http.Header, body io.Reader) (*http.Response, error) {
+	if !strings.HasPrefix(path, "/") {
+		path = "/" + path
+	}
 	target := pod.Name + ":" + strconv.Itoa(pod.Port)
 	if pod.HTTPS {
 		target = "https:" + target
