@@ -39,7 +39,7 @@ func TestAPIServer(t *testing.T) {
 		s.Create(t, "/api/v1/namespaces/"+ns+"/pods", &corev1.Pod{
 			ObjectMeta: metav1.ObjectMeta{Name: pod.name, Labels: map[string]string{"app": pod.app}},
 			Spec: corev1.PodSpec{
-				NodeName:   pod.node,
+				NodeName: pod.node,
 				Containers: []corev1.Container{{Name: "main", Image: "example.invalid/none",
 					Ports: []corev1.ContainerPort{{Name: "http", ContainerPort: 8080}}}},
 			},
