@@ -68,6 +68,7 @@ func Start(t *testing.T) *Server {
 		testutils.Skip(t, "etcd is not installed (Debian: etcd-server)")
 	}
 	bin := binaries(t)
+	started := time.Now()
 	dir := t.TempDir()
 	s := &Server{
 		AdminToken: randomHex(t),
@@ -77,7 +78,7 @@ func Start(t *testing.T) *Server {
 
 	etcdURL := "http://" + freeAddr(t)
 	peerURL := "http://" + freeAddr(t)
-	start(t, dir, "etcd", etcdPath,
+	etcdExited := start(t, dir, "etcd", etcdPath,
 		"--name=gtrace-test",
 		"--data-dir="+filepath.Join(dir, "etcd"),
 		"--listen-client-urls="+etcdURL,
@@ -86,7 +87,7 @@ func Start(t *testing.T) *Server {
 		"--initial-advertise-peer-urls="+peerURL,
 		"--initial-cluster=gtrace-test="+peerURL,
 	)
-	waitHTTP(t, dir, "etcd", http.DefaultClient, etcdURL+"/health", "")
+	waitHTTP(t, dir, "etcd", etcdExited, http.DefaultClient, etcdURL+"/health", "")
 
 	saKey, saPub := serviceAccountKeys(t, dir)
 	tokens := filepath.Join(dir, "tokens.csv")
@@ -97,10 +98,12 @@ func Start(t *testing.T) *Server {
 	_, port, _ := net.SplitHostPort(addr)
 	s.URL = "https://" + addr
 	certDir := filepath.Join(dir, "certs")
-	start(t, dir, "kube-apiserver", filepath.Join(bin, "kube-apiserver"),
+	apiExited := start(t, dir, "kube-apiserver", filepath.Join(bin, "kube-apiserver"),
 		"--etcd-servers="+etcdURL,
 		"--bind-address=127.0.0.1",
 		"--advertise-address=127.0.0.1",
+		// The service "kubernetes" may not point to loopback.
+		"--endpoint-reconciler-type=none",
 		"--secure-port="+port,
 		"--cert-dir="+certDir,
 		"--authorization-mode=RBAC",
@@ -115,7 +118,7 @@ func Start(t *testing.T) *Server {
 	// The serving certificate is made at start: until it exists, only
 	// an unverified connection can ask whether the server is ready.
 	insecure := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
-	waitHTTP(t, dir, "kube-apiserver", insecure, s.URL+"/readyz", s.AdminToken)
+	waitHTTP(t, dir, "kube-apiserver", apiExited, insecure, s.URL+"/readyz", s.AdminToken)
 	s.CAFile = filepath.Join(certDir, "apiserver.crt")
 	s.CAData, err = os.ReadFile(s.CAFile)
 	if err != nil {
@@ -125,6 +128,7 @@ func Start(t *testing.T) *Server {
 	if !s.CA.AppendCertsFromPEM(s.CAData) {
 		t.Fatalf("no certificate in %s", s.CAFile)
 	}
+	t.Logf("etcd and kube-apiserver %s ready in %s", Version, time.Since(started).Round(time.Millisecond))
 	return s
 }
 
@@ -149,8 +153,9 @@ func binaries(t *testing.T) string {
 }
 
 // start runs name's binary with args, its output in DIR/NAME.log, and
-// stops it when t ends, printing the log's end if t failed.
-func start(t testing.TB, dir, name, path string, args ...string) {
+// stops it when t ends, printing the log's end if t failed. The channel
+// it returns is closed when the process exits.
+func start(t testing.TB, dir, name, path string, args ...string) <-chan struct{} {
 	t.Helper()
 	logPath := filepath.Join(dir, name+".log")
 	log, err := os.Create(logPath)
@@ -183,16 +188,22 @@ func start(t testing.TB, dir, name, path string, args ...string) {
 			t.Logf("end of %s's log:\n%s", name, logTail(logPath))
 		}
 	})
+	return exited
 }
 
 // waitHTTP polls url, with token as bearer token if set, until it
 // answers 200, and fails t with the end of name's log if it does not
-// within startTimeout.
-func waitHTTP(t testing.TB, dir, name string, client *http.Client, url, token string) {
+// within startTimeout, or if name exits.
+func waitHTTP(t testing.TB, dir, name string, exited <-chan struct{}, client *http.Client, url, token string) {
 	t.Helper()
 	deadline := time.Now().Add(startTimeout)
 	var last string
 	for time.Now().Before(deadline) {
+		select {
+		case <-exited:
+			t.Fatalf("%s exited before it was ready; end of its log:\n%s", name, logTail(filepath.Join(dir, name+".log")))
+		default:
+		}
 		req, _ := http.NewRequest(http.MethodGet, url, nil)
 		if token != "" {
 			req.Header.Set("Authorization", "Bearer "+token)
