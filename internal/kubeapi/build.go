@@ -19,9 +19,9 @@ import (
 const Version = "v1.37.2"
 
 // BuildBudget is the time a test must have left to build the binaries
-// itself. A cold build takes about 14 minutes of CPU, spent in 7 minutes
-// on an idle 2-core machine, or 40 on a busy one; from the go command's
-// build cache, it links in under a minute.
+// itself. A cold build takes about 14 minutes of CPU: 40 minutes on a
+// 2-core machine busy with other builds. From the go command's build
+// cache it links in under a minute.
 const BuildBudget = 30 * time.Minute
 
 // Binaries are the commands Build makes.
