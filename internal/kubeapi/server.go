@@ -54,7 +54,8 @@ type Server struct {
 	// Kubectl is the path of kubectl, of the same Version.
 	Kubectl string
 
-	dir string
+	// client sends Do's requests.
+	client *http.Client
 }
 
 // Start runs etcd and kube-apiserver on loopback, waits until the API
@@ -73,7 +74,6 @@ func Start(t *testing.T) *Server {
 	s := &Server{
 		AdminToken: randomHex(t),
 		Kubectl:    filepath.Join(bin, "kubectl"),
-		dir:        dir,
 	}
 
 	etcdURL := "http://" + freeAddr(t)
@@ -117,8 +117,9 @@ func Start(t *testing.T) *Server {
 	)
 	// The serving certificate is made at start: until it exists, only
 	// an unverified connection can ask whether the server is ready.
-	insecure := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
-	waitHTTP(t, dir, "kube-apiserver", apiExited, insecure, s.URL+"/readyz", s.AdminToken)
+	insecure := &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}
+	waitHTTP(t, dir, "kube-apiserver", apiExited, &http.Client{Transport: insecure}, s.URL+"/readyz", s.AdminToken)
+	insecure.CloseIdleConnections()
 	s.CAFile = filepath.Join(certDir, "apiserver.crt")
 	s.CAData, err = os.ReadFile(s.CAFile)
 	if err != nil {
@@ -128,6 +129,9 @@ func Start(t *testing.T) *Server {
 	if !s.CA.AppendCertsFromPEM(s.CAData) {
 		t.Fatalf("no certificate in %s", s.CAFile)
 	}
+	transport := &http.Transport{TLSClientConfig: s.TLSConfig()}
+	s.client = &http.Client{Transport: transport}
+	t.Cleanup(transport.CloseIdleConnections)
 	t.Logf("etcd and kube-apiserver %s ready in %s", Version, time.Since(started).Round(time.Millisecond))
 	return s
 }
@@ -316,8 +320,7 @@ func (s *Server) Do(method, path string, in, out any) error {
 	}
 	req.Header.Set("Authorization", "Bearer "+s.AdminToken)
 	req.Header.Set("Content-Type", "application/json")
-	client := &http.Client{Transport: &http.Transport{TLSClientConfig: s.TLSConfig()}}
-	resp, err := client.Do(req)
+	resp, err := s.client.Do(req)
 	if err != nil {
 		return fmt.Errorf("%s %s: %w", method, path, err)
 	}
