@@ -22,6 +22,7 @@ type Client struct {
 	http      *http.Client
 	token     string
 	tokenFile string
+	exec      *execToken
 }
 
 // New returns a client for cfg.
@@ -49,12 +50,16 @@ func New(cfg *Config) (*Client, error) {
 	}
 	transport := http.DefaultTransport.(*http.Transport).Clone()
 	transport.TLSClientConfig = tlsConfig
-	return &Client{
+	c := &Client{
 		server:    server,
 		http:      &http.Client{Transport: transport},
 		token:     cfg.Token,
 		tokenFile: cfg.TokenFile,
-	}, nil
+	}
+	if cfg.Exec != nil {
+		c.exec = &execToken{config: *cfg.Exec}
+	}
+	return c, nil
 }
 
 // StatusError is an error answer of the API server.
@@ -107,12 +112,17 @@ func (c *Client) request(ctx context.Context, method, path string, query url.Val
 		return nil, err
 	}
 	token := c.token
-	if c.tokenFile != "" {
+	switch {
+	case c.tokenFile != "":
 		data, err := os.ReadFile(c.tokenFile)
 		if err != nil {
 			return nil, fmt.Errorf("read the token: %w", err)
 		}
 		token = strings.TrimSpace(string(data))
+	case c.exec != nil:
+		if token, err = c.exec.get(ctx); err != nil {
+			return nil, err
+		}
 	}
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)

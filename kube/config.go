@@ -31,6 +31,8 @@ type Config struct {
 	// CertData and KeyData are a PEM client certificate and its key.
 	CertData []byte
 	KeyData  []byte
+	// Exec, if set, is a credential plugin that gives the token.
+	Exec *ExecConfig
 	// Namespace is the context's namespace, or the pod's own in a
 	// cluster; "" if none is set.
 	Namespace string
@@ -113,7 +115,7 @@ type kubeconfig struct {
 			ClientCertificateData []byte          `json:"client-certificate-data"`
 			ClientKey             string          `json:"client-key"`
 			ClientKeyData         []byte          `json:"client-key-data"`
-			Exec                  json.RawMessage `json:"exec"`
+			Exec                  *ExecConfig     `json:"exec"`
 			AuthProvider          json.RawMessage `json:"auth-provider"`
 		} `json:"user"`
 	} `json:"users"`
@@ -131,8 +133,8 @@ type kubeconfig struct {
 // merges them (the first file to set a value, or name an entry, wins),
 // and returns the configuration of the context named context, or of the
 // current context if context is "". A missing file is skipped unless
-// it is the only one. Credential plugins (exec, auth-provider) are not
-// supported.
+// it is the only one. Of the credential plugins, exec plugins that give
+// a token are supported; auth-provider plugins are not.
 func LoadKubeconfig(paths []string, context string) (*Config, error) {
 	var files []loadedKubeconfig
 	for _, path := range paths {
@@ -213,8 +215,17 @@ func LoadKubeconfig(paths []string, context string) (*Config, error) {
 			}
 			found = true
 			user := u.User
-			if len(user.Exec) > 0 || len(user.AuthProvider) > 0 {
-				return nil, fmt.Errorf("kubeconfig user %q: credential plugins (exec, auth-provider) are not supported; use a token or a client certificate", userName)
+			if len(user.AuthProvider) > 0 {
+				return nil, fmt.Errorf("kubeconfig user %q: auth-provider plugins are not supported; use a token, a client certificate or an exec plugin", userName)
+			}
+			if user.Exec != nil {
+				exec := *user.Exec
+				// kubectl runs a command named by a relative path from the
+				// kubeconfig's directory, and a bare name from PATH.
+				if strings.Contains(exec.Command, "/") {
+					exec.Command = f.resolve(exec.Command)
+				}
+				cfg.Exec = &exec
 			}
 			cfg.Token = user.Token
 			if user.TokenFile != "" {

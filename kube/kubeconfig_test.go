@@ -27,6 +27,8 @@ contexts:
   context: {cluster: prod, user: bob}
 - name: plugin
   context: {cluster: dev, user: carol}
+- name: provider
+  context: {cluster: dev, user: dave}
 clusters:
 - name: dev
   cluster: {server: "https://dev:6443", certificate-authority: ca.crt}
@@ -35,7 +37,10 @@ users:
   user: {token: alice-token}
 - name: carol
   user:
-    exec: {command: get-token, apiVersion: client.authentication.k8s.io/v1}
+    exec: {command: bin/get-token, args: [--cluster, dev], apiVersion: client.authentication.k8s.io/v1}
+- name: dave
+  user:
+    auth-provider: {name: gcp}
 `)
 	second := write("second", `
 current-context: prod
@@ -71,8 +76,18 @@ users:
 		{name: "only file missing", paths: []string{filepath.Join(dir, "none")}, err: "read kubeconfig"},
 		{name: "no such context", paths: []string{first}, context: "test", err: `no context "test"`},
 		{name: "no such cluster", paths: []string{first}, context: "prod", err: `no cluster "prod"`},
-		{name: "credential plugin", paths: []string{first}, context: "plugin", err: "credential plugins (exec, auth-provider) are not supported"},
+		{name: "auth provider", paths: []string{first}, context: "provider", err: "auth-provider plugins are not supported"},
 	}
+	t.Run("exec plugin", func(t *testing.T) {
+		got, err := LoadKubeconfig([]string{first}, "plugin")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := ExecConfig{Command: filepath.Join(dir, "bin/get-token"), Args: []string{"--cluster", "dev"}, APIVersion: "client.authentication.k8s.io/v1"}
+		if got.Exec == nil || got.Exec.Command != want.Command || strings.Join(got.Exec.Args, " ") != "--cluster dev" || got.Exec.APIVersion != want.APIVersion {
+			t.Errorf("exec: %+v, want %+v", got.Exec, want)
+		}
+	})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := LoadKubeconfig(tt.paths, tt.context)
