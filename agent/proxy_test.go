@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"runtime"
@@ -115,6 +116,14 @@ func TestThroughPodProxy(t *testing.T) {
 	go server.Serve(l)
 	t.Cleanup(func() { server.Close() })
 	_, port, _ := net.SplitHostPort(l.Addr().String())
+	// The same API over TLS, with a certificate the API server does not
+	// check.
+	tlsServer := httptest.NewUnstartedServer(runHandler(auth))
+	tlsServer.Listener.Close()
+	tlsServer.Listener = listenIn(t, netns, net.JoinHostPort(podIP, "0"))
+	tlsServer.StartTLS()
+	t.Cleanup(tlsServer.Close)
+	_, tlsPort, _ := net.SplitHostPort(tlsServer.Listener.Addr().String())
 
 	// The pod that no kubelet runs gets its address by hand.
 	s.Create(t, "/api/v1/namespaces/"+testNamespace+"/pods", &corev1.Pod{
@@ -138,20 +147,23 @@ func TestThroughPodProxy(t *testing.T) {
 	// The tracer may reach the agent's pods through the proxy.
 	rbac(t, s, "test-gtrace-proxy", []any{rule("", "pods/proxy", nil, "get", "create")}, "tracer", "nobody")
 
-	var target kube.PodPort
-	target.Namespace, target.Name = testNamespace, "agent-node-1"
+	target := kube.PodPort{Namespace: testNamespace, Name: "agent-node-1"}
 	fmt.Sscan(port, &target.Port)
+	tlsTarget := kube.PodPort{Namespace: testNamespace, Name: "agent-node-1", HTTPS: true}
+	fmt.Sscan(tlsPort, &tlsTarget.Port)
 	tests := []struct {
 		name   string
+		target kube.PodPort
 		caller string
 		header string
 		code   int
 		body   string
 	}{
-		{"token in the agent's header", "tracer", TokenHeader, 200, "ran as system:serviceaccount:" + testNamespace + ":tracer"},
-		{"token only for the API server", "tracer", "", 401, "gtrace agent: no bearer token"},
-		{"no right", "nobody", TokenHeader, 403, `may not trace on node "node-1"`},
-		{"no right to the proxy", "unsafe", TokenHeader, 403, `cannot create resource "pods/proxy"`},
+		{"token in the agent's header", target, "tracer", TokenHeader, 200, "ran as system:serviceaccount:" + testNamespace + ":tracer"},
+		{"over TLS", tlsTarget, "tracer", TokenHeader, 200, "ran as system:serviceaccount:" + testNamespace + ":tracer"},
+		{"token only for the API server", target, "tracer", "", 401, "gtrace agent: no bearer token"},
+		{"no right", target, "nobody", TokenHeader, 403, `may not trace on node "node-1"`},
+		{"no right to the proxy", target, "unsafe", TokenHeader, 403, `cannot create resource "pods/proxy"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -160,7 +172,7 @@ func TestThroughPodProxy(t *testing.T) {
 			if tt.header != "" {
 				header.Set(tt.header, "Bearer "+tokens[tt.caller])
 			}
-			resp, err := client.Proxy(context.Background(), target, http.MethodPost, "/run", nil, header, strings.NewReader("script"))
+			resp, err := client.Proxy(context.Background(), tt.target, http.MethodPost, "/run", nil, header, strings.NewReader("script"))
 			if err != nil {
 				t.Fatal(err)
 			}
