@@ -9,8 +9,9 @@
 // group "gtrace.io", named by the node. Scripts that call unsafe
 // builtins need VerbTraceUnsafe as well. No such resource exists in the
 // API server: RBAC grants rights on any group and resource, and
-// gtrace's rights are checked only by the agent. deploy/ has a
-// ClusterRole that grants both.
+// gtrace's rights are checked only by the agent. deploy/ has
+// ClusterRoles that grant them: gtrace-user the first, and
+// gtrace-unsafe-user both.
 //
 // Every request is reviewed anew: the agent runs few requests, each a
 // script, and a revoked right or token takes effect at once.

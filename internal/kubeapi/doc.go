@@ -7,11 +7,12 @@
 //
 // kube-apiserver and kubectl come from the module k8s.io/kubernetes at
 // Version, which gtrace's own go.mod never requires: Build writes a
-// temporary module that requires it (with each staging module that
-// kubernetes' go.mod replaces by a directory required at the matching
-// v0 version instead), builds both commands with the go command, and
-// caches them in CacheDir. CI builds them before go test, outside the
-// per-package timeout:
+// temporary module that requires it, builds both commands with the go
+// command, and caches them in CacheDir. Kubernetes' go.mod replaces its
+// staging modules (k8s.io/api, k8s.io/client-go, ...) by directories,
+// which a dependency's replacements cannot do; the temporary module
+// replaces each by the published module of the matching v0 version. CI
+// builds the binaries before go test, outside the per-package timeout:
 //
 //	go run ./internal/kubeapi/build
 //
