@@ -5,6 +5,7 @@ package deploy_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -22,7 +23,9 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"gtrace/agent"
+	"gtrace/compiler"
 	"gtrace/internal/kubeapi"
+	"gtrace/internal/testutils"
 	"gtrace/kube"
 )
 
@@ -136,6 +139,32 @@ func TestManifests(t *testing.T) {
 	if len(user.Rules) != 1 || !slices.Equal(user.Rules[0].APIGroups, []string{agent.Group}) ||
 		!slices.Equal(user.Rules[0].Resources, []string{agent.Resource}) || !slices.Equal(user.Rules[0].Verbs, []string{agent.VerbTrace}) {
 		t.Errorf("gtrace-user's rules: %+v", user.Rules)
+	}
+}
+
+// TestStandingScripts compiles the scripts of the ConfigMap
+// gtrace-scripts against this machine's kernel.
+func TestStandingScripts(t *testing.T) {
+	testutils.RequireRoot(t)
+	scripts := find[*corev1.ConfigMap](t, readManifests(t), "ConfigMap", "gtrace-scripts")
+	if len(scripts.Data) == 0 {
+		t.Fatal("gtrace-scripts holds no script")
+	}
+	for key, src := range scripts.Data {
+		if !strings.HasSuffix(key, ".bt") {
+			t.Errorf("gtrace-scripts: key %q is not a .bt script", key)
+			continue
+		}
+		if _, err := compiler.Compile([]byte(src), &compiler.Options{Name: key}); err != nil {
+			var located *compiler.Error
+			if errors.As(err, &located) {
+				var msg strings.Builder
+				located.Render(&msg)
+				t.Errorf("gtrace-scripts:\n%s", msg.String())
+			} else {
+				t.Errorf("gtrace-scripts: %s: %v", key, err)
+			}
+		}
 	}
 }
 
