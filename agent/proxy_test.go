@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bufio"
 	"context"
 	"crypto/rand"
 	"errors"
@@ -14,6 +15,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 	corev1 "k8s.io/api/core/v1"
@@ -112,7 +114,22 @@ func TestThroughPodProxy(t *testing.T) {
 	s, tokens := setUp(t)
 	auth := &Authorizer{Kube: agentClient(t, s, tokens["agent"]), Node: "node-1"}
 	l := listenIn(t, netns, net.JoinHostPort(podIP, "0"))
-	server := &http.Server{Handler: runHandler(auth)}
+	// /stream prints a line, then waits for the test to have read it
+	// before it prints the next: the answer must stream through the
+	// API server and the client.
+	read := make(chan struct{})
+	mux := http.NewServeMux()
+	mux.Handle("/run", runHandler(auth))
+	mux.Handle("/stream", auth.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "first\n")
+		w.(http.Flusher).Flush()
+		select {
+		case <-read:
+			io.WriteString(w, "second\n")
+		case <-r.Context().Done():
+		}
+	})))
+	server := &http.Server{Handler: mux}
 	go server.Serve(l)
 	t.Cleanup(func() { server.Close() })
 	_, port, _ := net.SplitHostPort(l.Addr().String())
@@ -191,6 +208,27 @@ func TestThroughPodProxy(t *testing.T) {
 			}
 		})
 	}
+
+	t.Run("streamed", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		header := http.Header{TokenHeader: {"Bearer " + tokens["tracer"]}}
+		resp, err := agentClient(t, s, tokens["tracer"]).Proxy(ctx, target, http.MethodGet, "/stream", nil, header, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		lines := bufio.NewReader(resp.Body)
+		first, err := lines.ReadString('\n')
+		if err != nil || first != "first\n" {
+			t.Fatalf("first line %q, %v", first, err)
+		}
+		close(read)
+		rest, err := io.ReadAll(lines)
+		if err != nil || string(rest) != "second\n" {
+			t.Errorf("the rest %q, %v", rest, err)
+		}
+	})
 
 	missing := target
 	missing.Name = "missing"
