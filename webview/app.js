@@ -10,6 +10,7 @@ const state = {
   track: null, // the selected track
   call: null, // the selected call
   collapsed: new Set(), // the calls whose inner calls are hidden
+  zoom: null, // the call whose time the timeline spans, or null for the track's
 };
 
 const $ = (id) => document.getElementById(id);
@@ -73,7 +74,7 @@ function parse(file) {
   for (const t of tracks.values()) {
     if (t.steps.length === 0) continue;
     t.first = t.steps[0].entry;
-    t.last = Math.max(...t.steps.map((c) => c.end));
+    t.last = t.steps.reduce((last, c) => Math.max(last, c.end), 0);
     rec.tracks.push(t);
   }
   rec.tracks.sort((a, b) => a.id - b.id);
@@ -147,10 +148,13 @@ function showTracks() {
 }
 
 // showTimeline draws a lane per thread of the track, its calls as bars
-// as long as they took, stacked by depth.
+// as long as they took, stacked by depth, over the track's time or, when
+// zoomed, the time of one call. A double click on a bar zooms to it, one
+// elsewhere zooms out.
 function showTimeline() {
   const t = state.track;
-  const span = Math.max(t.last - t.first, 1);
+  const from = state.zoom ? state.zoom.entry : t.first;
+  const span = Math.max((state.zoom ? state.zoom.end : t.last) - from, 1);
   const lanes = new Map();
   for (const c of t.steps) {
     if (!lanes.has(c.tid)) lanes.set(c.tid, []);
@@ -158,24 +162,32 @@ function showTimeline() {
   }
   const barHeight = 16;
   const rows = [...lanes].map(([tid, calls]) => {
-    const depth = Math.max(...calls.map((c) => c.depth)) + 1;
-    const bars = calls.map((c) =>
+    const depth = calls.reduce((d, c) => Math.max(d, c.depth + 1), 0);
+    const bars = calls.filter((c) => c.end >= from && c.entry <= from + span).map((c) =>
       el("div", {
         class: "bar" + (c === state.call ? " selected" : ""),
         title: `${c.func} ${c.exit === null ? "(return not seen)" : duration(c.exit - c.entry)}`,
         style: {
-          left: ((c.entry - t.first) / span) * 100 + "%",
+          left: ((c.entry - from) / span) * 100 + "%",
           width: `max(${((c.end - c.entry) / span) * 100}%, 3px)`,
           top: c.depth * barHeight + "px",
           background: color(c.func),
         },
         onclick: () => selectCall(c),
+        ondblclick: (ev) => {
+          ev.stopPropagation();
+          state.zoom = c;
+          selectCall(c);
+        },
       }, c.func));
     return el("div", { class: "lane", "data-tid": tid },
       el("div", { class: "label" }, t.threads.get(tid) || "tid " + tid),
       el("div", { class: "bars", style: { height: depth * barHeight + "px" } }, ...bars));
   });
-  $("timeline").replaceChildren(...rows);
+  const scale = state.zoom
+    ? `${state.zoom.func}: ${duration(span)}; double-click elsewhere to zoom out`
+    : `the whole track: ${duration(span)}; double-click a bar to zoom`;
+  $("timeline").replaceChildren(el("div", { class: "scale" }, scale), ...rows);
 }
 
 // color is a warm color from a hash of name, so that a function keeps
@@ -253,6 +265,7 @@ function selectTrack(t) {
   state.track = t;
   state.call = null;
   state.collapsed.clear();
+  state.zoom = null;
   $("track-name").textContent = `${t.name}: ${t.steps.length} calls, ${duration(t.last - t.first)}`;
   showAll();
 }
@@ -286,6 +299,10 @@ async function main() {
   fillFilters();
   for (const id of ["cpu", "pid", "func"]) $(id).addEventListener("change", showAll);
   $("search").addEventListener("input", showAll);
+  $("timeline").addEventListener("dblclick", () => {
+    state.zoom = null;
+    showAll();
+  });
   showAll();
   document.body.dataset.loaded = "true";
 }

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -147,6 +148,21 @@ func TestWebView(t *testing.T) {
 		t.Errorf("the timeline has %v lanes and %v bars, want %d and %d", lanes, bars, len(threads), calls)
 	}
 
+	// A double click on a bar spans the timeline over its call; one
+	// beside the bars spans it over the whole track again.
+	inner := first.Calls[0].Calls[0].Calls[0]
+	bar := `[...document.querySelectorAll("#timeline .bar")].find(b => b.textContent === ` + chromium.Quote(inner.Func) + `)`
+	share := `(() => { const b = ` + bar + `; return b.getBoundingClientRect().width / b.parentElement.getBoundingClientRect().width; })()`
+	before := p.Eval(share).(float64)
+	doubleClick(t, p, bar)
+	if got := p.Eval(share).(float64); got < 0.99 || before > 0.5 {
+		t.Errorf("a double click on %s widens its bar from %.2f to %.2f of the lane, want from under half to all of it", inner.Func, before, got)
+	}
+	doubleClick(t, p, `document.querySelector("#timeline .label")`)
+	if got := p.Eval(share).(float64); math.Abs(got-before) > 0.01 {
+		t.Errorf("a double click beside the bars leaves %s's bar at %.2f of the lane, want %.2f as before", inner.Func, got, before)
+	}
+
 	// Folding the first call hides the calls inside it, not itself.
 	rows := `document.querySelectorAll("#tree tbody tr").length`
 	clickOn(t, p, `#tree tbody tr:first-child .toggle`)
@@ -268,17 +284,36 @@ func changedFields(rec *calltrace.Recording, tr *calltrace.Track, c *calltrace.C
 // finds.
 func clickOn(t *testing.T, p *chromium.Page, selector string) {
 	t.Helper()
+	p.Mouse(middle(t, p, `document.querySelector(`+chromium.Quote(selector)+`)`))
+}
+
+// doubleClick double-clicks with the mouse in the middle of the element
+// that the JavaScript expression elem returns.
+func doubleClick(t *testing.T, p *chromium.Page, elem string) {
+	t.Helper()
+	x, y, _ := middle(t, p, elem)
+	for _, count := range []int{1, 2} {
+		for _, typ := range []string{"mousePressed", "mouseReleased"} {
+			p.Call("Input.dispatchMouseEvent", map[string]any{"type": typ, "x": x, "y": y, "button": "left", "clickCount": count}, nil)
+		}
+	}
+}
+
+// middle scrolls to the element that the JavaScript expression elem
+// returns and returns its middle on the screen, and true, to click.
+func middle(t *testing.T, p *chromium.Page, elem string) (x, y float64, click bool) {
+	t.Helper()
 	xy, ok := p.Eval(`(() => {
-		const e = document.querySelector(` + chromium.Quote(selector) + `);
+		const e = ` + elem + `;
 		if (!e) return null;
 		e.scrollIntoView({block: "center"});
 		const r = e.getBoundingClientRect();
 		return [r.x + r.width / 2, r.y + r.height / 2];
 	})()`).([]any)
 	if !ok {
-		t.Fatalf("no element %s on the page", selector)
+		t.Fatalf("no element %s on the page", elem)
 	}
-	p.Mouse(xy[0].(float64), xy[1].(float64), true)
+	return xy[0].(float64), xy[1].(float64), true
 }
 
 // waitTrue waits until the expression is true in the page.
