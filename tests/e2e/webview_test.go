@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -91,38 +92,8 @@ func webviewRecording() *calltrace.Recording {
 // by CPU, searches, and highlights the fields that changed at a call.
 func TestWebView(t *testing.T) {
 	rec := webviewRecording()
-	path := filepath.Join(t.TempDir(), "trace.json")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := rec.WriteChrome(f); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
-
-	view := exec.Command(harness.Bin(), "view", "--serve", "127.0.0.1:0", path)
-	var stderr strings.Builder
-	view.Stderr = &stderr
-	var serving string
-	lines := harness.StartWait(t, view, harness.Stdout, func(l string) bool {
-		serving = l
-		return strings.HasPrefix(l, "Serving ")
-	}, nil)
-	go harness.Drain(lines)
-	exited := false
-	t.Cleanup(func() {
-		if !exited {
-			view.Process.Kill()
-			view.Wait()
-		}
-	})
-	m := regexp.MustCompile(`^Serving (.*) at (http://127\.0\.0\.1:\d+/) ; Ctrl-C to stop$`).FindStringSubmatch(serving)
-	if m == nil || m[1] != path {
-		t.Fatalf("gtrace view printed %q, want Serving %s at http://127.0.0.1:PORT/ ; Ctrl-C to stop", serving, path)
-	}
-
-	p := chromium.Open(t, m[2], 1200, 800)
+	url, stop := serveView(t, rec)
+	p := chromium.Open(t, url, 1200, 800)
 	waitTrue(t, p, `document.body.dataset.loaded === "true"`)
 	shownTracks := func() []string {
 		return evalStrings(p.Eval(`[...document.querySelectorAll("#tracks tbody tr")].map(r => r.querySelector(".name").textContent)`))
@@ -223,19 +194,95 @@ func TestWebView(t *testing.T) {
 	}
 
 	shot := filepath.Join(t.TempDir(), "webview.png")
-	f, err = os.Create(shot)
+	f, err := os.Create(shot)
 	if err != nil {
 		t.Fatal(err)
 	}
 	p.Screenshot(f)
 	f.Close()
 	t.Logf("screenshot of the web view: %s", shot)
+	stop()
+}
 
-	view.Process.Signal(syscall.SIGINT)
-	view.Wait()
-	exited = true
-	if code := view.ProcessState.ExitCode(); code != 0 || stderr.Len() > 0 {
-		t.Errorf("gtrace view exited %d after SIGINT, stderr %q; want 0 and nothing", code, stderr.String())
+// TestWebViewFlow checks the page of a flow recording: its tracks are
+// threads, and its calls have no fields.
+func TestWebViewFlow(t *testing.T) {
+	rec := &calltrace.Recording{Command: "flow"}
+	b := calltrace.NewBuilder(rec)
+	for i, th := range []bioThread{{0, 4242, 4242, "dd"}, {1, 4243, 4243, "cat"}} {
+		tr := b.Track(fmt.Sprintf("%s %d", th.comm, th.tid))
+		at := uint64(1_000_000 + 10_000*i)
+		for j, fn := range []string{"__x64_sys_read", "ksys_read", "vfs_read"} {
+			b.Enter(tr, &calltrace.Call{Func: fn, Entry: at + uint64(100*j), CPU: th.cpu, Pid: th.pid, Tid: th.tid, Comm: th.comm})
+		}
+		for j, fn := range []string{"vfs_read", "ksys_read", "__x64_sys_read"} {
+			b.Exit(tr, th.tid, fn, at+uint64(1000+100*j))
+		}
+	}
+	url, stop := serveView(t, rec)
+	p := chromium.Open(t, url, 1200, 800)
+	waitTrue(t, p, `document.body.dataset.loaded === "true"`)
+	if got := p.Eval(`document.getElementById("kind").textContent + ", " + document.getElementById("status").textContent`); got != "thread, 2 of 2 threads" {
+		t.Errorf("the list is headed %q, want thread, 2 of 2 threads", got)
+	}
+	second := rec.Tracks[1]
+	clickOn(t, p, fmt.Sprintf(`#tracks tr[data-id="%d"]`, second.ID))
+	clickOn(t, p, `#tree tbody tr:last-child`)
+	got := evalStrings(p.Eval(`[...document.querySelectorAll("#tree tbody tr")].map(r =>
+		r.dataset.depth + " " + r.querySelector(".func").lastChild.textContent + " " + r.querySelector(".dur").textContent)`))
+	if want := pageTree(second); !slices.Equal(got, want) {
+		t.Errorf("the call tree of %s shows %q, want %q", second.Name, got, want)
+	}
+	if details := p.Eval(`[document.querySelector("#details h3").textContent, document.getElementById("fields") === null]`); !reflect.DeepEqual(details, []any{"vfs_read", true}) {
+		t.Errorf("the details of the last call are [name, no fields] = %v, want [vfs_read true]", details)
+	}
+	stop()
+}
+
+// serveView writes rec to a file, serves it with gtrace view --serve on
+// a free port, and returns the page's address and a function that
+// stops the server with SIGINT and checks that it exits 0, saying
+// nothing on stderr.
+func serveView(t *testing.T, rec *calltrace.Recording) (url string, stop func()) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "trace.json")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rec.WriteChrome(f); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+
+	view := exec.Command(harness.Bin(), "view", "--serve", "127.0.0.1:0", path)
+	var stderr strings.Builder
+	view.Stderr = &stderr
+	var serving string
+	lines := harness.StartWait(t, view, harness.Stdout, func(l string) bool {
+		serving = l
+		return strings.HasPrefix(l, "Serving ")
+	}, nil)
+	go harness.Drain(lines)
+	exited := false
+	t.Cleanup(func() {
+		if !exited {
+			view.Process.Kill()
+			view.Wait()
+		}
+	})
+	m := regexp.MustCompile(`^Serving (.*) at (http://127\.0\.0\.1:\d+/) ; Ctrl-C to stop$`).FindStringSubmatch(serving)
+	if m == nil || m[1] != path {
+		t.Fatalf("gtrace view printed %q, want Serving %s at http://127.0.0.1:PORT/ ; Ctrl-C to stop", serving, path)
+	}
+	return m[2], func() {
+		t.Helper()
+		view.Process.Signal(syscall.SIGINT)
+		view.Wait()
+		exited = true
+		if code := view.ProcessState.ExitCode(); code != 0 || stderr.Len() > 0 {
+			t.Errorf("gtrace view exited %d after SIGINT, stderr %q; want 0 and nothing", code, stderr.String())
+		}
 	}
 }
 
