@@ -11,7 +11,15 @@ const state = {
   call: null, // the selected call
   collapsed: new Set(), // the calls whose inner calls are hidden
   zoom: null, // the call whose time the timeline spans, or null for the track's
+  rows: new Map(), // each call's row in the tree
+  bars: new Map(), // each call's bar in the timeline
+  // How many rows the lists draw; a button at their end draws more.
+  limits: { tracks: 0, tree: 0 },
 };
+
+// rowStep is how many rows the lists draw at first, and more at each
+// click: tens of thousands of rows would make every redraw slow.
+const rowStep = 1000;
 
 const $ = (id) => document.getElementById(id);
 
@@ -137,14 +145,30 @@ function fillFilters() {
 
 function showTracks() {
   const f = filters();
-  const rows = state.rec.tracks.filter((t) => shown(t, f)).map((t) =>
+  const tracks = state.rec.tracks.filter((t) => shown(t, f));
+  const rows = tracks.slice(0, state.limits.tracks).map((t) =>
     el("tr", { class: "track" + (t === state.track ? " selected" : ""), "data-id": t.id, onclick: () => selectTrack(t) },
       el("td", { class: "name" }, t.name),
       el("td", { class: "num" }, t.steps.length),
       el("td", { class: "num" }, duration(t.last - t.first))));
-  $("tracks").tBodies[0].replaceChildren(...rows);
+  $("tracks").tBodies[0].replaceChildren(...rows, ...more(tracks.length, "tracks", 3, showTracks));
   const kind = state.rec.command === "flow" ? "threads" : "objects";
-  $("status").textContent = `${rows.length} of ${state.rec.tracks.length} ${kind}`;
+  $("status").textContent = `${tracks.length} of ${state.rec.tracks.length} ${kind}`;
+}
+
+// more is the last row of a list that draws only its first rows: a
+// button that draws more, and then calls redraw.
+function more(total, list, columns, redraw) {
+  const rest = total - state.limits[list];
+  if (rest <= 0) return [];
+  const button = el("button", {
+    onclick: (ev) => {
+      ev.stopPropagation();
+      state.limits[list] += rowStep;
+      redraw();
+    },
+  }, `draw ${Math.min(rest, rowStep)} more of ${rest}`);
+  return [el("tr", { class: "more" }, el("td", { colspan: columns }, button))];
 }
 
 // showTimeline draws a lane per thread of the track, its calls as bars
@@ -161,25 +185,40 @@ function showTimeline() {
     lanes.get(c.tid).push(c);
   }
   const barHeight = 16;
+  const minWidth = 0.3; // in % of the lane: a bar is at least this wide
+  state.bars.clear();
   const rows = [...lanes].map(([tid, calls]) => {
     const depth = calls.reduce((d, c) => Math.max(d, c.depth + 1), 0);
-    const bars = calls.filter((c) => c.end >= from && c.entry <= from + span).map((c) =>
-      el("div", {
+    // Calls too short to see would pile up on each other by the
+    // thousand: a bar is drawn only where the last one drawn at its
+    // depth has ended.
+    const drawnTo = [];
+    const drawn = calls.filter((c) => {
+      const left = ((c.entry - from) / span) * 100;
+      if (c.end < from || left > 100 || left < (drawnTo[c.depth] ?? -Infinity)) return false;
+      drawnTo[c.depth] = left + Math.max(((c.end - c.entry) / span) * 100, minWidth);
+      return true;
+    });
+    const bars = drawn.map((c) => {
+      const bar = el("div", {
         class: "bar" + (c === state.call ? " selected" : ""),
         title: `${c.func} ${c.exit === null ? "(return not seen)" : duration(c.exit - c.entry)}`,
         style: {
           left: ((c.entry - from) / span) * 100 + "%",
-          width: `max(${((c.end - c.entry) / span) * 100}%, 3px)`,
+          width: Math.max(((c.end - c.entry) / span) * 100, minWidth) + "%",
           top: c.depth * barHeight + "px",
           background: color(c.func),
         },
         onclick: () => selectCall(c),
         ondblclick: (ev) => {
           ev.stopPropagation();
-          state.zoom = c;
-          selectCall(c);
+          state.zoom = state.call = c;
+          showAll();
         },
-      }, c.func));
+      }, c.func);
+      state.bars.set(c, bar);
+      return bar;
+    });
     return el("div", { class: "lane", "data-tid": tid },
       el("div", { class: "label" }, t.threads.get(tid) || "tid " + tid),
       el("div", { class: "bars", style: { height: depth * barHeight + "px" } }, ...bars));
@@ -202,8 +241,14 @@ function color(name) {
 function showTree() {
   const t = state.track;
   const f = filters();
-  const rows = [];
-  const add = (c) => {
+  const calls = [];
+  const unfolded = (c) => {
+    calls.push(c);
+    if (!state.collapsed.has(c)) c.calls.forEach(unfolded);
+  };
+  t.calls.forEach(unfolded);
+  state.rows.clear();
+  const rows = calls.slice(0, state.limits.tree).map((c) => {
     const classes = ["call"];
     if (!passes(c, f)) classes.push("dim");
     if (hit(c, f)) classes.push("hit");
@@ -219,16 +264,16 @@ function showTree() {
         showTree();
       });
     }
-    rows.push(el("tr", { class: classes.join(" "), "data-depth": c.depth, onclick: () => selectCall(c) },
+    const row = el("tr", { class: classes.join(" "), "data-depth": c.depth, onclick: () => selectCall(c) },
       el("td", { class: "num" }, ((c.entry - t.first) / 1e3).toFixed(3)),
       el("td", { class: "num cpu" }, c.cpu),
       el("td", {}, `${c.comm} ${c.pid}/${c.tid}`),
       el("td", { class: "num dur" }, c.exit === null ? "-" : duration(c.exit - c.entry)),
-      el("td", { class: "func", style: { paddingLeft: 0.3 + 1.5 * c.depth + "em" } }, toggle, c.func)));
-    if (!folded) c.calls.forEach(add);
-  };
-  t.calls.forEach(add);
-  $("tree").tBodies[0].replaceChildren(...rows);
+      el("td", { class: "func", style: { paddingLeft: 0.3 + 1.5 * c.depth + "em" } }, toggle, c.func));
+    state.rows.set(c, row);
+    return row;
+  });
+  $("tree").tBodies[0].replaceChildren(...rows, ...more(calls.length, "tree", 5, showTree));
 }
 
 // showDetails shows where the selected call ran and the fields at its
@@ -266,13 +311,20 @@ function selectTrack(t) {
   state.call = null;
   state.collapsed.clear();
   state.zoom = null;
+  state.limits.tree = rowStep;
   $("track-name").textContent = `${t.name}: ${t.steps.length} calls, ${duration(t.last - t.first)}`;
   showAll();
 }
 
+// selectCall moves the selection to c: it only marks its row and bar,
+// which keeps it quick on a large track.
 function selectCall(c) {
+  for (const drawn of [state.rows, state.bars]) {
+    drawn.get(state.call)?.classList.remove("selected");
+    drawn.get(c)?.classList.add("selected");
+  }
   state.call = c;
-  showAll();
+  showDetails();
 }
 
 function showAll() {
@@ -296,6 +348,7 @@ async function main() {
   const what = [state.rec.command, state.rec.struct].filter((s) => s).join(" ");
   $("title").textContent = document.title = "gtrace " + what;
   $("kind").textContent = state.rec.command === "flow" ? "thread" : "object";
+  state.limits.tracks = rowStep;
   fillFilters();
   for (const id of ["cpu", "pid", "func"]) $(id).addEventListener("change", showAll);
   $("search").addEventListener("input", showAll);

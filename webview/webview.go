@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"sync"
 	"time"
 
 	"gtrace/calltrace"
@@ -22,20 +23,28 @@ var (
 	appJS []byte
 )
 
-// Handler serves the page and rec, as doc.go describes.
+// Handler serves the page and rec, as doc.go describes. rec is written
+// out once, at the first request for it, and must not change after.
 func Handler(rec *calltrace.Recording) http.Handler {
+	// A recording of a busy machine is megabytes of JSON: write it once,
+	// not at each reload of the page.
+	trace := sync.OnceValues(func() ([]byte, error) {
+		var buf bytes.Buffer
+		err := rec.WriteChrome(&buf)
+		return buf.Bytes(), err
+	})
 	mux := http.NewServeMux()
 	mux.Handle("GET /{$}", content("text/html; charset=utf-8", indexHTML))
 	mux.Handle("GET /style.css", content("text/css; charset=utf-8", styleCSS))
 	mux.Handle("GET /app.js", content("text/javascript; charset=utf-8", appJS))
 	mux.HandleFunc("GET /trace.json", func(w http.ResponseWriter, r *http.Request) {
-		var buf bytes.Buffer
-		if err := rec.WriteChrome(&buf); err != nil {
+		body, err := trace()
+		if err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")
-		w.Write(buf.Bytes())
+		w.Write(body)
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// Only the server's own address: the page works offline, and a

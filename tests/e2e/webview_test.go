@@ -205,7 +205,8 @@ func TestWebView(t *testing.T) {
 }
 
 // TestWebViewFlow checks the page of a flow recording: its tracks are
-// threads, and its calls have no fields.
+// threads, and its calls have no fields; the tree of a thread with many
+// calls draws the first thousand, and more on demand.
 func TestWebViewFlow(t *testing.T) {
 	rec := &calltrace.Recording{Command: "flow"}
 	b := calltrace.NewBuilder(rec)
@@ -219,11 +220,18 @@ func TestWebViewFlow(t *testing.T) {
 			b.Exit(tr, th.tid, fn, at+uint64(1000+100*j))
 		}
 	}
+	yes := b.Track("yes 4244")
+	const writes = 1500
+	for i := range writes {
+		at := uint64(2_000_000 + 1000*i)
+		b.Enter(yes, &calltrace.Call{Func: "ksys_write", Entry: at, CPU: 1, Pid: 4244, Tid: 4244, Comm: "yes"})
+		b.Exit(yes, 4244, "ksys_write", at+500)
+	}
 	url, stop := serveView(t, rec)
 	p := chromium.Open(t, url, 1200, 800)
 	waitTrue(t, p, `document.body.dataset.loaded === "true"`)
-	if got := p.Eval(`document.getElementById("kind").textContent + ", " + document.getElementById("status").textContent`); got != "thread, 2 of 2 threads" {
-		t.Errorf("the list is headed %q, want thread, 2 of 2 threads", got)
+	if got := p.Eval(`document.getElementById("kind").textContent + ", " + document.getElementById("status").textContent`); got != "thread, 3 of 3 threads" {
+		t.Errorf("the list is headed %q, want thread, 3 of 3 threads", got)
 	}
 	second := rec.Tracks[1]
 	clickOn(t, p, fmt.Sprintf(`#tracks tr[data-id="%d"]`, second.ID))
@@ -235,6 +243,16 @@ func TestWebViewFlow(t *testing.T) {
 	}
 	if details := p.Eval(`[document.querySelector("#details h3").textContent, document.getElementById("fields") === null]`); !reflect.DeepEqual(details, []any{"vfs_read", true}) {
 		t.Errorf("the details of the last call are [name, no fields] = %v, want [vfs_read true]", details)
+	}
+
+	clickOn(t, p, fmt.Sprintf(`#tracks tr[data-id="%d"]`, yes.ID))
+	calls := `document.querySelectorAll("#tree tr.call").length`
+	if got := p.Eval(calls); got != 1000.0 {
+		t.Errorf("the tree of %d calls draws %v, want the first 1000", writes, got)
+	}
+	clickOn(t, p, `#tree tr.more button`)
+	if got, button := p.Eval(calls), p.Eval(`document.querySelector("#tree tr.more") === null`); got != float64(writes) || button != true {
+		t.Errorf("after a click on draw more, the tree draws %v calls (no more button: %v), want all %d", got, button, writes)
 	}
 	stop()
 }
