@@ -402,3 +402,21 @@ func evalStrings(v any) []string {
 	}
 	return s
 }
+
+// TestWebViewErrors checks that gtrace view refuses what it cannot serve
+// at once, with a message.
+func TestWebViewErrors(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "none.json")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"view", "--serve", "127.0.0.1:0", missing}, "ERROR: open " + missing + ": no such file or directory\n"},
+		{[]string{"view", missing}, "ERROR: invalid arguments to view\n\nUSAGE:\n    gtrace view --serve ADDR FILE\n"},
+	} {
+		r := harness.Gtrace(t, tc.args...)
+		if r.Code != 1 || !strings.HasPrefix(r.Stderr, tc.want) || r.Stdout != "" {
+			t.Errorf("gtrace %q: exit %d, stdout %q, stderr %q; want 1, nothing and %q", tc.args, r.Code, r.Stdout, r.Stderr, tc.want)
+		}
+	}
+}
