@@ -31,5 +31,8 @@
 // Selecting a call shows where it ran and the struct's fields at its
 // entry beside their values at the track's previous call in time; the
 // fields that changed are highlighted, and the calls where a field
-// changed are marked in the tree.
+// changed are marked in the tree. A double click on a bar zooms the
+// timeline to its call. The list and the tree draw 1000 rows at a time,
+// and the timeline leaves out the bars that would fall on one already
+// drawn, so that a recording of a busy machine stays quick to browse.
 package webview
