@@ -35,6 +35,7 @@ const usage = `USAGE:
     gtrace prof --dump PROG_ID
     gtrace bench overhead|attach [options]   (gtrace bench -h)
     gtrace tools [NAME [FLAGS] [INTERVAL [COUNT]]]  (gtrace tools -h)
+    gtrace serve --metrics ADDR [options] FILENAME  (gtrace serve -h)
 
 OPTIONS:
     -e PROGRAM     the program to run
@@ -140,6 +141,9 @@ type options struct {
 	flameGraph, pprofFile string
 	noWarnings            bool
 	debugDirs             []string
+	// serve, set by gtrace serve, prepares the run of the compiled
+	// program to expose its maps.
+	serve func(prog *compiler.Program, ropts *runtime.Options) error
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -154,6 +158,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if len(args) > 0 && args[0] == "bench" {
 		return benchCmd(args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "serve" {
+		return serveCmd(args[1:], stdout, stderr)
 	}
 	opts, err := parseArgs(args)
 	if err == errHelp {
@@ -572,6 +579,11 @@ func trace(o *options, stdout, stderr io.Writer) error {
 	} else if o.pid != 0 {
 		ropts.Wait = func() { runtime.WaitPid(o.pid) }
 		ropts.Pid = o.pid
+	}
+	if o.serve != nil {
+		if err := o.serve(prog, ropts); err != nil {
+			return err
+		}
 	}
 	code, err := runtime.Run(prog.Output, ropts)
 	if err != nil {
