@@ -86,6 +86,8 @@ func TestServePrometheus(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	checkExposition(t, "http://"+addr+"/metrics")
+
 	gtrace.Process.Signal(syscall.SIGINT)
 	gtrace.Wait()
 	hist, ok := harness.ParseHist(stdout.String(), "@read_bytes:")
@@ -112,6 +114,35 @@ func TestServePrometheus(t *testing.T) {
 			}
 			break
 		}
+	}
+}
+
+// checkExposition fetches the classic text format from a running gtrace
+// serve and has promtool parse and lint it.
+func checkExposition(t *testing.T, url string) {
+	t.Helper()
+	promtool, err := exec.LookPath("promtool")
+	if err != nil {
+		testutils.Skip(t, "needs promtool (Debian's prometheus)")
+	}
+	req, err := http.NewRequest("GET", url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Accept", "text/plain")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if ct := resp.Header.Get("Content-Type"); ct != "text/plain; version=0.0.4; charset=utf-8" {
+		t.Errorf("GET %s: content type %q", url, ct)
+	}
+	check := exec.Command(promtool, "check", "metrics")
+	check.Stdin = strings.NewReader(string(body))
+	if out, err := check.CombinedOutput(); err != nil {
+		t.Errorf("promtool check metrics: %v\n%s\nof:\n%s", err, out, body)
 	}
 }
 
