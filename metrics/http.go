@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/netip"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -176,4 +177,32 @@ func Negotiate(accept string) Format {
 		}
 	}
 	return best
+}
+
+// Listen listens on a TCP address, IP:PORT, [IPv6]:PORT, :PORT for every
+// address, or localhost:PORT for 127.0.0.1. It takes no other host
+// names: looking them up would bring in the resolver, which adds to the
+// binary that every gtrace run loads.
+func Listen(addr string) (*net.TCPListener, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, err
+	}
+	n, err := strconv.ParseUint(port, 10, 16)
+	if err != nil {
+		return nil, fmt.Errorf("address %s: port %q is not a number from 0 to 65535", addr, port)
+	}
+	tcp := &net.TCPAddr{Port: int(n)}
+	switch host {
+	case "":
+	case "localhost":
+		tcp.IP = net.IPv4(127, 0, 0, 1)
+	default:
+		ip, err := netip.ParseAddr(host)
+		if err != nil {
+			return nil, fmt.Errorf("address %s: %q is not an IP address (or localhost)", addr, host)
+		}
+		tcp.IP = ip.AsSlice()
+	}
+	return net.ListenTCP("tcp", tcp)
 }

@@ -114,3 +114,27 @@ func TestServer(t *testing.T) {
 		t.Errorf("after tracing: %s, %q", status, body)
 	}
 }
+
+func TestListen(t *testing.T) {
+	for _, addr := range []string{"127.0.0.1:0", "localhost:0"} {
+		l, err := Listen(addr)
+		if err != nil {
+			t.Errorf("Listen(%q): %v", addr, err)
+			continue
+		}
+		if ip := l.Addr().(*net.TCPAddr).IP.String(); ip != "127.0.0.1" {
+			t.Errorf("Listen(%q) listens on %s, want 127.0.0.1", addr, ip)
+		}
+		l.Close()
+	}
+	for addr, want := range map[string]string{
+		"nonsense":       "missing port in address",
+		"example.com:80": `"example.com" is not an IP address (or localhost)`,
+		"127.0.0.1:http": `port "http" is not a number`,
+		"127.0.0.1:1e9":  `port "1e9" is not a number`,
+	} {
+		if _, err := Listen(addr); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Listen(%q): %v, want %q", addr, err, want)
+		}
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"strconv"
 	"strings"
 
@@ -61,7 +60,7 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	// Listen first, so that a bad or busy address fails before any
 	// probe is loaded.
-	l, err := net.Listen("tcp", addr)
+	l, err := metrics.Listen(addr)
 	if err != nil {
 		fmt.Fprintf(stderr, "ERROR: --metrics: %v\n", err)
 		return 1
@@ -126,13 +125,10 @@ func parseServeArgs(args []string) (addr string, maxSeries int, rest []string, e
 	return addr, maxSeries, rest, checkAddr(addr)
 }
 
-// checkAddr checks that --metrics was given a host:port address.
+// checkAddr checks that --metrics was given an address.
 func checkAddr(addr string) error {
 	if addr == "" {
 		return errors.New("serve needs --metrics ADDR, the address to serve /metrics on")
-	}
-	if _, _, err := net.SplitHostPort(addr); err != nil {
-		return fmt.Errorf("--metrics: %w", err)
 	}
 	return nil
 }
