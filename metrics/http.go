@@ -5,8 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"net"
-	"net/netip"
+	"os"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -17,9 +16,10 @@ import (
 
 // Server answers GET /metrics with the exposition of a running script's
 // maps. It speaks just enough HTTP/1.1 for a scraper, one request per
-// connection, on the net package alone: net/http would add a megabyte to
-// the resident memory of every gtrace run, serving or not
-// (docs/performance.md).
+// connection, on sockets of its own (listen.go): net/http would add a
+// megabyte to the resident memory of every gtrace run, serving or not,
+// and even the net package makes the binary, which every run loads,
+// larger (docs/design.md, "serve and /metrics").
 type Server struct {
 	exporter *Exporter
 	read     atomic.Pointer[func() (*runtime.Snapshot, error)]
@@ -39,7 +39,7 @@ func (s *Server) SetReader(read func() (*runtime.Snapshot, error)) {
 }
 
 // Serve answers the connections l accepts until l is closed.
-func (s *Server) Serve(l net.Listener) error {
+func (s *Server) Serve(l *Listener) error {
 	for {
 		conn, err := l.Accept()
 		if err != nil {
@@ -57,7 +57,7 @@ const requestTimeout = 30 * time.Second
 const maxHeaderLines = 100
 
 // answer reads one request from conn, answers it and closes conn.
-func (s *Server) answer(conn net.Conn) {
+func (s *Server) answer(conn *os.File) {
 	defer conn.Close()
 	conn.SetDeadline(time.Now().Add(requestTimeout))
 	method, target, accept, err := readRequest(bufio.NewReaderSize(conn, 4096))
@@ -177,32 +177,4 @@ func Negotiate(accept string) Format {
 		}
 	}
 	return best
-}
-
-// Listen listens on a TCP address, IP:PORT, [IPv6]:PORT, :PORT for every
-// address, or localhost:PORT for 127.0.0.1. It takes no other host
-// names: looking them up would bring in the resolver, which adds to the
-// binary that every gtrace run loads.
-func Listen(addr string) (*net.TCPListener, error) {
-	host, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		return nil, err
-	}
-	n, err := strconv.ParseUint(port, 10, 16)
-	if err != nil {
-		return nil, fmt.Errorf("address %s: port %q is not a number from 0 to 65535", addr, port)
-	}
-	tcp := &net.TCPAddr{Port: int(n)}
-	switch host {
-	case "":
-	case "localhost":
-		tcp.IP = net.IPv4(127, 0, 0, 1)
-	default:
-		ip, err := netip.ParseAddr(host)
-		if err != nil {
-			return nil, fmt.Errorf("address %s: %q is not an IP address (or localhost)", addr, host)
-		}
-		tcp.IP = ip.AsSlice()
-	}
-	return net.ListenTCP("tcp", tcp)
 }

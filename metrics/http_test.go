@@ -3,12 +3,16 @@ package metrics
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
 
 	"gtrace/runtime"
 )
@@ -43,7 +47,7 @@ func TestServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := NewServer(e)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	l, err := Listen("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +56,7 @@ func TestServer(t *testing.T) {
 
 	get := func(request string) (status, contentType, body string) {
 		t.Helper()
-		conn, err := net.Dial("tcp", l.Addr().String())
+		conn, err := net.Dial("tcp", l.Addr())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -116,14 +120,24 @@ func TestServer(t *testing.T) {
 }
 
 func TestListen(t *testing.T) {
-	for _, addr := range []string{"127.0.0.1:0", "localhost:0"} {
+	for addr, want := range map[string]string{"127.0.0.1:0": "127.0.0.1", "localhost:0": "127.0.0.1", "[::1]:0": "::1"} {
 		l, err := Listen(addr)
+		if errors.Is(err, unix.EADDRNOTAVAIL) || errors.Is(err, unix.EAFNOSUPPORT) {
+			continue // no IPv6 loopback here
+		}
 		if err != nil {
 			t.Errorf("Listen(%q): %v", addr, err)
 			continue
 		}
-		if ip := l.Addr().(*net.TCPAddr).IP.String(); ip != "127.0.0.1" {
-			t.Errorf("Listen(%q) listens on %s, want 127.0.0.1", addr, ip)
+		// A client connects to the address Listen reports.
+		conn, err := net.Dial("tcp", l.Addr())
+		if err != nil {
+			t.Errorf("Listen(%q): connect to %s: %v", addr, l.Addr(), err)
+		} else {
+			conn.Close()
+		}
+		if host, _, _ := net.SplitHostPort(l.Addr()); host != want {
+			t.Errorf("Listen(%q) listens on %s, want %s", addr, l.Addr(), want)
 		}
 		l.Close()
 	}
@@ -136,5 +150,21 @@ func TestListen(t *testing.T) {
 		if _, err := Listen(addr); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Listen(%q): %v, want %q", addr, err, want)
 		}
+	}
+}
+
+// TestListenerClose checks that closing the listener ends a waiting
+// Serve.
+func TestListenerClose(t *testing.T) {
+	l, err := Listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error)
+	go func() { done <- NewServer(nil).Serve(l) }()
+	time.Sleep(10 * time.Millisecond) // let Serve wait in Accept
+	l.Close()
+	if err := <-done; err == nil {
+		t.Error("Serve returned no error after Close")
 	}
 }
