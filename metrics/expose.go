@@ -108,16 +108,16 @@ type aSeries struct {
 
 // series lists m's entries with their labels, sorted by them, so that the
 // series kept under the limit are the same from one scrape to the next.
-func (f *family) series(m *output.Map) []aSeries {
+func (f *family) series(m *output.Map) []*aSeries {
 	entries := m.Entries
 	if len(entries) == 0 && m.Zero != nil && f.typ != histogram {
 		entries = []output.Entry{*m.Zero}
 	}
-	series := make([]aSeries, 0, len(entries))
+	series := make([]*aSeries, 0, len(entries))
 	for _, e := range entries {
-		series = append(series, aSeries{labels: f.labelText(e.Key), entry: e})
+		series = append(series, &aSeries{labels: f.labelText(e.Key), entry: e})
 	}
-	slices.SortFunc(series, func(a, b aSeries) int { return strings.Compare(a.labels, b.labels) })
+	slices.SortFunc(series, func(a, b *aSeries) int { return strings.Compare(a.labels, b.labels) })
 	return series
 }
 
@@ -144,7 +144,7 @@ func (f *family) labelText(key []output.Value) string {
 }
 
 // writeSeries writes the samples of one entry of map m.
-func (f *family) writeSeries(b *writer, m *output.Map, s aSeries) {
+func (f *family) writeSeries(b *writer, m *output.Map, s *aSeries) {
 	e := s.entry
 	switch f.typ {
 	case counter, gauge:
@@ -184,7 +184,7 @@ func avg(e output.Entry) int64 {
 // the map, as the 1,889 buckets of hist(n, 5) would be too many. The
 // values' sum is unknown, so there is no _sum, and so, in OpenMetrics, no
 // _count: the +Inf bucket is the count.
-func (f *family) writeBuckets(b *writer, m *output.Map, s aSeries) {
+func (f *family) writeBuckets(b *writer, m *output.Map, s *aSeries) {
 	bucket := func(i int) uint64 {
 		if i < len(s.entry.Buckets) {
 			return s.entry.Buckets[i]
