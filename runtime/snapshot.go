@@ -57,6 +57,11 @@ func (r *run) endSnapshots() {
 // two events, as the maps' decoding (symbols, clear() and zero()) is
 // its own.
 func (r *run) snapshot() (*Snapshot, error) {
+	select {
+	case <-r.traced:
+		return nil, ErrEnded // rather than queue a request no one reads
+	default:
+	}
 	reply := make(chan snapshotReply, 1)
 	select {
 	case r.snapshotReqs <- reply:
