@@ -32,7 +32,8 @@ OPTIONS:
     --metrics-max-series N
                     expose at most N keys of each map (default 10000): the
                     rest are counted by gtrace_self_map_series_dropped
-    and every option of gtrace (gtrace -h) but -l, --mode and --dry-run.
+    and every option of gtrace (gtrace -h) but -l, --mode, --dry-run and
+    --emit-elf.
 `
 
 // serveCmd runs `gtrace serve`.
