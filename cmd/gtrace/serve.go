@@ -27,8 +27,9 @@ costs come too: events lost, updates refused by full maps and, with
 --stats, each probe's runs and run time.
 
 OPTIONS:
-    --metrics ADDR  the address to listen on, such as 127.0.0.1:9435 (":0"
-                    picks a free port; gtrace prints the address it took)
+    --metrics ADDR  the address to listen on: IP:PORT ([IPv6]:PORT),
+                    localhost:PORT, or :PORT for every IPv4 address; port
+                    0 picks a free port (gtrace prints the address it took)
     --metrics-max-series N
                     expose at most N keys of each map (default 10000): the
                     rest are counted by gtrace_self_map_series_dropped
