@@ -35,6 +35,7 @@ const usage = `USAGE:
     gtrace prof --dump PROG_ID
     gtrace bench overhead|attach [options]   (gtrace bench -h)
     gtrace tools [NAME [FLAGS] [INTERVAL [COUNT]]]  (gtrace tools -h)
+    gtrace flow (-c CMD | -p PID) [--syscall NAME] [--graph] [FUNC_GLOB...]
 
 OPTIONS:
     -e PROGRAM     the program to run
@@ -154,6 +155,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if len(args) > 0 && args[0] == "bench" {
 		return benchCmd(args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "flow" {
+		return flowCmd(args[1:], stdout, stderr)
 	}
 	opts, err := parseArgs(args)
 	if err == errHelp {
