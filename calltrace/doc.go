@@ -21,8 +21,9 @@
 //     "ts" in microseconds (with nanosecond decimals) from the first
 //     entry of the recording; the B event's args hold cpu, pid, tid,
 //     comm and the object's fields, by name, as text;
-//   - a call whose exit was not seen ends at the last time of its
-//     track, with "unfinished": true in its E event's args;
+//   - a call whose exit was not seen ends where its caller ends, or,
+//     outermost, at the last time of its track, with "unfinished": true
+//     in its E event's args;
 //   - "otherData" says what was recorded: the command, the struct and
 //     the names of its fields, and the recording's start in ns.
 //

@@ -1,6 +1,7 @@
 package calltrace
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 )
@@ -111,5 +112,27 @@ func TestBuilderReturnDepth(t *testing.T) {
 	}
 	if d := b.Depth(tr, 2); d != 1 {
 		t.Errorf("depth of thread 2 %d, want 1", d)
+	}
+}
+
+// TestChromeUnfinishedInside checks that a call whose return was missed
+// ends with its caller, not after it, when the track goes on.
+func TestChromeUnfinishedInside(t *testing.T) {
+	r := &Recording{Command: "flow"}
+	b := NewBuilder(r)
+	tr := b.Track("t")
+	b.Enter(tr, &Call{Func: "read", Entry: 1, Tid: 1})
+	b.Enter(tr, &Call{Func: "touch_atime", Entry: 2, Tid: 1})
+	b.Exit(tr, 1, "read", 3)
+	b.Enter(tr, &Call{Func: "read", Entry: 4, Tid: 1})
+	b.Exit(tr, 1, "read", 5)
+	for _, rec := range []*Recording{twoReads(), r} {
+		var buf bytes.Buffer
+		if err := rec.WriteChrome(&buf); err != nil {
+			t.Fatal(err)
+		}
+		if err := Check(&buf); err != nil {
+			t.Errorf("written trace breaks the format's rules: %v", err)
+		}
 	}
 }
