@@ -191,3 +191,45 @@ func TestRecorderBadEvents(t *testing.T) {
 		})
 	}
 }
+
+// TestWriteFlow replays a recording saved in the Chrome Trace format.
+func TestWriteFlow(t *testing.T) {
+	r := NewRecorder(nil, &strings.Builder{})
+	for _, e := range []output.Value{
+		enterRead(1000, 7),
+		event(funcEntry, 2000, 1, 7, output.Str("vfs_read")),
+		event(funcEntry, 2500, 1, 7, output.Str("touch_atime")),
+		event(funcReturn, 4000, 0, 7, output.Str("vfs_read")),
+		event(syscallReturn, 6000, 0, 7, output.Int(0)),
+		enterRead(7000, 7),
+	} {
+		if err := r.Value(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var chrome bytes.Buffer
+	if err := r.Recording().WriteChrome(&chrome); err != nil {
+		t.Fatal(err)
+	}
+	back, err := calltrace.ReadChrome(&chrome)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got strings.Builder
+	if err := WriteFlow(&got, back); err != nil {
+		t.Fatal(err)
+	}
+	want := `CPU     TID     DURATION  FUNCTION
+  1       7               => read
+  1       7                 -> vfs_read
+  1       7                   -> touch_atime
+  1       7            -      <- touch_atime
+  1       7     2.000 us    <- vfs_read
+  1       7     5.000 us  <= read
+  1       7               => read
+  1       7            -  <= read
+`
+	if got.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", got.String(), want)
+	}
+}

@@ -1,6 +1,7 @@
 package flow
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"strings"
@@ -117,17 +118,57 @@ func arrow(kind uint64) string {
 	return [...]string{"=>", "<=", "->", "<-"}[kind]
 }
 
-// line prints one event: its CPU, thread, the time a return took, and
-// the function, indented two spaces a level.
+// line prints one event, after the header if it is the first.
 func (r *Recorder) line(cpu, tid int, took string, depth int, arrow, name string) {
 	if r.Lines == nil {
 		return
 	}
 	if !r.header {
-		fmt.Fprintf(r.Lines, "%3s %7s %12s  %s\n", "CPU", "TID", "DURATION", "FUNCTION")
+		writeHeader(r.Lines)
 		r.header = true
 	}
-	fmt.Fprintf(r.Lines, "%3d %7d %12s  %s%s %s\n", cpu, tid, took, strings.Repeat("  ", depth), arrow, name)
+	writeLine(r.Lines, cpu, tid, took, depth, arrow, name)
+}
+
+func writeHeader(w io.Writer) {
+	fmt.Fprintf(w, "%3s %7s %12s  %s\n", "CPU", "TID", "DURATION", "FUNCTION")
+}
+
+// writeLine prints one event: its CPU, thread, the time a return took,
+// and the function, indented two spaces a level.
+func writeLine(w io.Writer, cpu, tid int, took string, depth int, arrow, name string) {
+	fmt.Fprintf(w, "%3d %7d %12s  %s%s %s\n", cpu, tid, took, strings.Repeat("  ", depth), arrow, name)
+}
+
+// WriteFlow prints a recording as the Recorder prints the events as they
+// come, a track after another: a line per entry and per return, the
+// outermost calls as system calls. A return shows the CPU of its entry,
+// the only one a recording keeps; one not seen shows "-" for its time.
+func WriteFlow(w io.Writer, rec *calltrace.Recording) error {
+	bw := bufio.NewWriter(w)
+	writeHeader(bw)
+	for _, t := range rec.Tracks {
+		var write func(c *calltrace.Call, depth int)
+		write = func(c *calltrace.Call, depth int) {
+			in, out := arrow(funcEntry), arrow(funcReturn)
+			if depth == 0 {
+				in, out = arrow(syscallEntry), arrow(syscallReturn)
+			}
+			writeLine(bw, c.CPU, c.Tid, "", depth, in, c.Func)
+			for _, inner := range c.Calls {
+				write(inner, depth+1)
+			}
+			took := "-"
+			if c.Exit != 0 {
+				took = formatDuration(c.Duration())
+			}
+			writeLine(bw, c.CPU, c.Tid, took, depth, out, c.Func)
+		}
+		for _, c := range t.Calls {
+			write(c, 0)
+		}
+	}
+	return bw.Flush()
 }
 
 // formatDuration prints d as uftrace does: in µs below a millisecond,

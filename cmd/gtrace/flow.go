@@ -17,8 +17,9 @@ import (
 	"gtrace/sema"
 )
 
-const flowUsage = `USAGE:
+var flowUsage = `USAGE:
     gtrace flow (-c CMD | -p PID) [--syscall NAME[,NAME]] [--graph] [-o FILE] [FUNC_GLOB...]
+    gtrace flow --from FILE [--graph]
 
 Follows the system calls of a process through the kernel, as DTrace's
 flowindent does: a line for the entry (->) and the return (<-) of every
@@ -27,7 +28,7 @@ with the time each call took; the system call itself is the outermost
 (=> and <=). Several globs may be given, as arguments or separated by
 commas. Without any, the functions of the file system, page cache,
 readahead and block device paths a read or write goes through:
-    ` + "vfs_*,rw_verify_area,filemap_*,page_cache_*,read_pages,*readahead*,folio_alloc*,__folio_alloc*,blkdev_*,submit_bio*" + `
+    ` + strings.Join(flow.DefaultFuncs, ",") + `
 
 OPTIONS:
     -c, --cmd CMD     run CMD and follow it, until it exits
@@ -38,6 +39,7 @@ OPTIONS:
                       instead of a line per call
     -o, --output FILE also write the calls to FILE in the Chrome Trace
                       Event format (Perfetto, chrome://tracing)
+    --from FILE       trace nothing: print the calls saved in FILE by -o
 `
 
 // stringList is a flag that may be given several times, each with a
@@ -58,9 +60,11 @@ func (l *stringList) Set(s string) error {
 // flowOptions are the parsed command line of gtrace flow.
 type flowOptions struct {
 	command, outFile string
-	pid              int
-	syscalls, funcs  []string
-	graph            bool
+	// from is the file of a saved flow to print, instead of tracing.
+	from            string
+	pid             int
+	syscalls, funcs []string
+	graph           bool
 }
 
 // parseFlow parses the arguments of gtrace flow.
@@ -79,6 +83,7 @@ func parseFlow(args []string) (*flowOptions, error) {
 	for _, name := range []string{"o", "output"} {
 		fs.StringVar(&o.outFile, name, "", "")
 	}
+	fs.StringVar(&o.from, "from", "", "")
 	fs.Var(&syscalls, "syscall", "")
 	fs.BoolVar(&o.graph, "graph", false, "")
 	operands, err := parseMixed(fs, args)
@@ -95,6 +100,9 @@ func parseFlow(args []string) (*flowOptions, error) {
 		}
 	}
 	switch {
+	case o.from != "" && (o.command != "" || o.pid != 0 || o.outFile != "" || len(syscalls) > 0 || len(operands) > 0):
+		return nil, errors.New("--from prints a saved flow: it takes only --graph")
+	case o.from != "":
 	case o.command != "" && o.pid != 0:
 		return nil, errors.New("-c and -p can not both be given")
 	case strings.TrimSpace(o.command) == "" && o.pid == 0:
@@ -114,7 +122,11 @@ func flowCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "ERROR: %v\n\n%s", err, flowUsage)
 		return 1
 	}
-	if err := runFlow(o, stdout, stderr); err != nil {
+	run := runFlow
+	if o.from != "" {
+		run = printSavedFlow
+	}
+	if err := run(o, stdout, stderr); err != nil {
 		if ec, ok := err.(exitCode); ok {
 			return int(ec)
 		}
@@ -166,6 +178,15 @@ func runFlow(o *flowOptions, stdout, stderr io.Writer) error {
 	if prog.Warnings != nil {
 		prog.Warnings.Render(stderr)
 	}
+	// The file is made before tracing, so that a path that can not be
+	// written fails first.
+	var outFile *os.File
+	if o.outFile != "" {
+		if outFile, err = os.Create(o.outFile); err != nil {
+			return err
+		}
+		defer outFile.Close()
+	}
 	bw, flushIdle, flush := bufferedOutput(stdout, "")
 	defer flush()
 	var lines io.Writer = bw
@@ -196,8 +217,11 @@ func runFlow(o *flowOptions, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	if o.outFile != "" {
-		if err := writeChromeFile(o.outFile, rec.Recording()); err != nil {
+	if outFile != nil {
+		if err := rec.Recording().WriteChrome(outFile); err != nil {
+			return fmt.Errorf("write %s: %w", o.outFile, err)
+		}
+		if err := outFile.Close(); err != nil {
 			return err
 		}
 	}
@@ -221,15 +245,22 @@ func (a attachedTimer) AttachedProbes(n uint64) error {
 	return err
 }
 
-// writeChromeFile saves rec in the Chrome Trace Event format to path.
-func writeChromeFile(path string, rec *calltrace.Recording) error {
-	f, err := os.Create(path)
+// printSavedFlow prints the flow saved in o.from, as lines or as a graph.
+func printSavedFlow(o *flowOptions, stdout, _ io.Writer) error {
+	f, err := os.Open(o.from)
 	if err != nil {
 		return err
 	}
-	if err := rec.WriteChrome(f); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", path, err)
+	defer f.Close()
+	rec, err := calltrace.ReadChrome(f)
+	if err != nil {
+		return fmt.Errorf("%s: %w", o.from, err)
 	}
-	return f.Close()
+	if rec.Command != "flow" {
+		return fmt.Errorf("%s: a recording of gtrace %s, not of gtrace flow", o.from, rec.Command)
+	}
+	if o.graph {
+		return calltrace.WriteGraph(stdout, rec.Graph())
+	}
+	return flow.WriteFlow(stdout, rec)
 }
