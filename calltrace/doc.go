@@ -27,6 +27,10 @@
 //   - "otherData" says what was recorded: the command, the struct and
 //     the names of its fields, and the recording's start in ns.
 //
+// Graph merges a recording's calls by call path, with the count and the
+// total time of each, and WriteGraph prints that as uftrace's graph
+// command does.
+//
 // Check verifies what the format requires of such a file: every B has
 // its E on the same lane, nested properly, with times in order.
 package calltrace

@@ -14,10 +14,10 @@
 //	(2, nsecs, cpu, tid, func)                        -> function
 //	(3, nsecs, cpu, tid, func)                        <- function
 //
-// The functions are probed with kprobes and kretprobes where the kernel
-// attaches one program to many functions at once (kprobe.multi), else
-// with fentry and fexit (one program each, loaded in parallel), else with
-// kprobes one by one.
+// The functions are probed with kprobes and kretprobes: one program and
+// one link for all the functions of a glob where the kernel has
+// kprobe.multi (6.12), a kprobe each where it does not (6.1). Without
+// kprobes, fentry and fexit, a program each.
 //
 // A Recorder is the output.Printer that receives the events: it prints
 // each as a line as it comes, and nests them, a thread a track, into a
