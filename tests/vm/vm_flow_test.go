@@ -41,7 +41,7 @@ var vmFlowMiss = []string{"page_cache_sync_ra", "page_cache_ra_unbounded", "read
 
 // vmFlowLine is a line of gtrace flow: CPU, thread, the time a return
 // took, the indent and arrow, the function.
-var vmFlowLine = regexp.MustCompile(`^ *\d+ +\d+ +(\d+\.\d{3} [um]?s|-)? +( *)(=>|<=|->|<-) (\S+)$`)
+var vmFlowLine = regexp.MustCompile(`^[ \d]{3} [ \d]{7} ( {12}| *\d+\.\d{3} [um]?s| {11}-)  ( *)(=>|<=|->|<-) (\S+)$`)
 
 // vmGraphLine is a line of gtrace flow --graph: total time, the tree,
 // the count and the function.
@@ -51,7 +51,11 @@ func TestVMFlow(t *testing.T) {
 	files := map[string]string{"/gtrace": vmtest.BuildGtrace(t)}
 	for _, k := range vmtest.Kernels {
 		t.Run(k.Name, func(t *testing.T) {
-			sections := guestSections(t, vmtest.Config{Kernel: k, Files: files, NVMe: true, Timeout: 3 * time.Minute}, vmFlowScript)
+			// One CPU: under TCG, a kernel with two now and then
+			// oopses on an int3 as it patches its own code, which
+			// attaching the syscall tracepoints makes it do.
+			sections := guestSections(t, vmtest.Config{Kernel: k, Files: files, NVMe: true, CPUs: 1,
+				Timeout: 3 * time.Minute}, vmFlowScript)
 			for _, run := range []struct {
 				name string
 				miss bool
@@ -96,22 +100,21 @@ func vmFlowCalls(t *testing.T, out string) map[string]int {
 		if m == nil {
 			t.Fatalf("line %q is not a call's entry or return", line)
 		}
-		took, depth, arrow, fn := m[1], len(m[2])/2, m[3], m[4]
+		took, depth, arrow, fn := strings.TrimSpace(m[1]), len(m[2])/2, m[3], m[4]
 		entry := arrow == "=>" || arrow == "->"
 		if (arrow == "=>" || arrow == "<=") != (depth == 0) || (took == "") != entry {
-			t.Errorf("line %q: depth %d, time %q", line, depth, took)
+			t.Fatalf("line %q: depth %d, time %q", line, depth, took)
 		}
 		if entry {
 			if depth != len(open) {
-				t.Errorf("line %q at depth %d, want %d", line, depth, len(open))
+				t.Fatalf("line %q at depth %d, want %d", line, depth, len(open))
 			}
 			open = append(open, fn)
 			calls[strings.TrimSuffix(fn, "_noprof")]++
 			continue
 		}
 		if len(open) == 0 || open[len(open)-1] != fn || depth != len(open)-1 {
-			t.Errorf("line %q returns from %s at depth %d, inside %q", line, fn, depth, open)
-			continue
+			t.Fatalf("line %q returns from %s at depth %d, inside %q", line, fn, depth, open)
 		}
 		open = open[:len(open)-1]
 	}
