@@ -2,6 +2,7 @@ package flow
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -231,5 +232,35 @@ func TestWriteFlow(t *testing.T) {
 `
 	if got.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", got.String(), want)
+	}
+}
+
+// TestRecorderForget checks that a Recorder that forgets keeps only the
+// calls under way, and prints the same lines.
+func TestRecorderForget(t *testing.T) {
+	var lines strings.Builder
+	r := NewRecorder(&lines, &strings.Builder{})
+	r.Forget = true
+	for _, e := range []output.Value{
+		enterRead(1000, 7),
+		event(funcEntry, 2000, 1, 7, output.Str("vfs_read")),
+		event(funcReturn, 3000, 1, 7, output.Str("vfs_read")),
+		event(syscallReturn, 4000, 1, 7, output.Int(0)),
+		enterRead(5000, 7),
+		event(funcEntry, 6000, 1, 7, output.Str("vfs_read")),
+	} {
+		if err := r.Value(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var kept []string
+	r.Recording().Tracks[0].Walk(func(c *calltrace.Call, depth int) {
+		kept = append(kept, fmt.Sprintf("%s@%d", c.Func, c.Entry))
+	})
+	if want := "read@5000 vfs_read@6000"; strings.Join(kept, " ") != want {
+		t.Errorf("kept %q, want %s", kept, want)
+	}
+	if n := strings.Count(lines.String(), "\n"); n != 7 {
+		t.Errorf("%d lines, want a header and 6:\n%s", n, lines.String())
 	}
 }

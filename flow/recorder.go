@@ -27,6 +27,10 @@ type Recorder struct {
 	Lines io.Writer
 	// Stderr gets the count of lost events.
 	Stderr io.Writer
+	// Forget drops each system call from the recording once it has
+	// returned, for a flow printed only as lines: a long flow then
+	// holds only the calls under way.
+	Forget bool
 
 	rec      *calltrace.Recording
 	builder  *calltrace.Builder
@@ -96,7 +100,11 @@ func (r *Recorder) Value(v output.Value) error {
 		if c == nil {
 			return nil // its entry was not seen
 		}
-		r.line(cpu, tid, formatDuration(c.Duration()), r.builder.Depth(t, tid), arrow(kind), name)
+		depth := r.builder.Depth(t, tid)
+		r.line(cpu, tid, formatDuration(c.Duration()), depth, arrow(kind), name)
+		if r.Forget && depth == 0 {
+			t.Calls = nil
+		}
 	default:
 		return fmt.Errorf("flow event %s: unknown kind %d", v, kind)
 	}

@@ -194,6 +194,7 @@ func runFlow(o *flowOptions, stdout, stderr io.Writer) error {
 		lines = nil
 	}
 	rec := flow.NewRecorder(lines, stderr)
+	rec.Forget = !o.graph && outFile == nil
 	ropts := &runtime.Options{
 		Printer:       attachedTimer{rec, stderr, start, probes},
 		Stderr:        stderr,
