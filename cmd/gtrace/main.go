@@ -36,6 +36,7 @@ const usage = `USAGE:
     gtrace bench overhead|attach [options]   (gtrace bench -h)
     gtrace tools [NAME [FLAGS] [INTERVAL [COUNT]]]  (gtrace tools -h)
     gtrace flow (-c CMD | -p PID) [--syscall NAME] [--graph] [FUNC_GLOB...]
+    gtrace view --serve ADDR FILE   (a recording of class or flow, as a web page)
 
 OPTIONS:
     -e PROGRAM     the program to run
@@ -158,6 +159,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if len(args) > 0 && args[0] == "flow" {
 		return flowCmd(args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "view" {
+		return viewCmd(args[1:], stdout, stderr)
 	}
 	opts, err := parseArgs(args)
 	if err == errHelp {
