@@ -47,19 +47,32 @@ func (b *Builder) Enter(t *Track, c *Call) {
 // unfinished. A return with no matching entry is ignored, and reported
 // false: its entry came before tracing began, or was not recorded.
 func (b *Builder) Exit(t *Track, tid int, fn string, ts uint64) bool {
+	return b.Return(t, tid, fn, ts) != nil
+}
+
+// Return is Exit, returning the call that returned, or nil when no entry
+// matches.
+func (b *Builder) Return(t *Track, tid int, fn string, ts uint64) *Call {
 	k := laneKey{t, tid}
 	stack := b.open[k]
 	for i := len(stack) - 1; i >= 0; i-- {
 		if stack[i].Func == fn {
-			stack[i].Exit = ts
+			c := stack[i]
+			c.Exit = ts
 			b.open[k] = stack[:i]
 			if i == 0 {
 				delete(b.open, k)
 			}
-			return true
+			return c
 		}
 	}
-	return false
+	return nil
+}
+
+// Depth is the number of calls thread tid of t has entered and not yet
+// returned from.
+func (b *Builder) Depth(t *Track, tid int) int {
+	return len(b.open[laneKey{t, tid}])
 }
 
 // Open reports whether t has calls entered and not yet returned.

@@ -52,8 +52,10 @@ func (r *Recording) WriteChrome(w io.Writer) error {
 			chromeEvent{Name: "process_sort_index", Ph: "M", Ts: "0", Pid: t.ID, Args: map[string]any{"sort_index": t.ID}})
 		end := t.End()
 		named := map[int]bool{}
-		var write func(c *Call)
-		write = func(c *Call) {
+		// A call whose exit was not seen ends where its caller ends:
+		// it can not outlast it.
+		var write func(c *Call, callerEnd uint64)
+		write = func(c *Call, callerEnd uint64) {
 			if !named[c.Tid] {
 				named[c.Tid] = true
 				f.TraceEvents = append(f.TraceEvents, chromeEvent{Name: "thread_name", Ph: "M", Ts: "0", Pid: t.ID, Tid: c.Tid,
@@ -70,17 +72,17 @@ func (r *Recording) WriteChrome(w io.Writer) error {
 				args["fields"] = fields
 			}
 			f.TraceEvents = append(f.TraceEvents, chromeEvent{Name: c.Func, Cat: cat, Ph: "B", Ts: micros(c.Entry, r.Start), Pid: t.ID, Tid: c.Tid, Args: args})
-			for _, in := range c.Calls {
-				write(in)
-			}
 			exit, endArgs := c.Exit, map[string]any(nil)
 			if exit == 0 {
-				exit, endArgs = end, map[string]any{"unfinished": true}
+				exit, endArgs = callerEnd, map[string]any{"unfinished": true}
+			}
+			for _, in := range c.Calls {
+				write(in, exit)
 			}
 			f.TraceEvents = append(f.TraceEvents, chromeEvent{Name: c.Func, Cat: cat, Ph: "E", Ts: micros(exit, r.Start), Pid: t.ID, Tid: c.Tid, Args: endArgs})
 		}
 		for _, c := range t.Calls {
-			write(c)
+			write(c, end)
 		}
 	}
 	// Viewers want each lane's events in time order; a stable sort keeps

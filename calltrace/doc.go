@@ -21,10 +21,15 @@
 //     "ts" in microseconds (with nanosecond decimals) from the first
 //     entry of the recording; the B event's args hold cpu, pid, tid,
 //     comm and the object's fields, by name, as text;
-//   - a call whose exit was not seen ends at the last time of its
-//     track, with "unfinished": true in its E event's args;
+//   - a call whose exit was not seen ends where its caller ends, or,
+//     outermost, at the last time of its track, with "unfinished": true
+//     in its E event's args;
 //   - "otherData" says what was recorded: the command, the struct and
 //     the names of its fields, and the recording's start in ns.
+//
+// Graph merges a recording's calls by call path, with the count and the
+// total time of each, and WriteGraph prints that as uftrace's graph
+// command does.
 //
 // Check verifies what the format requires of such a file: every B has
 // its E on the same lane, nested properly, with times in order.

@@ -35,6 +35,7 @@ const usage = `USAGE:
     gtrace prof --dump PROG_ID
     gtrace bench overhead|attach [options]   (gtrace bench -h)
     gtrace tools [NAME [FLAGS] [INTERVAL [COUNT]]]  (gtrace tools -h)
+    gtrace flow (-c CMD | -p PID) [--syscall NAME] [--graph] [FUNC_GLOB...]
     gtrace view --serve ADDR FILE   (a recording of class or flow, as a web page)
     gtrace serve --metrics ADDR [options] FILENAME  (gtrace serve -h)
 
@@ -156,6 +157,7 @@ var subcommands = map[string]func(args []string, stdout, stderr io.Writer) int{
 	"bench": benchCmd,
 	"view":  viewCmd,
 	"serve": serveCmd,
+	"flow":  flowCmd,
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
