@@ -20,6 +20,7 @@ import (
 var flowUsage = `USAGE:
     gtrace flow (-c CMD | -p PID) [--syscall NAME[,NAME]] [--graph] [-o FILE] [FUNC_GLOB...]
     gtrace flow --from FILE [--graph]
+    gtrace flow --serve ADDR FILE
 
 Follows the system calls of a process through the kernel, as DTrace's
 flowindent does: a line for the entry (->) and the return (<-) of every
@@ -40,6 +41,8 @@ OPTIONS:
     -o, --output FILE also write the calls to FILE in the Chrome Trace
                       Event format (Perfetto, chrome://tracing)
     --from FILE       trace nothing: print the calls saved in FILE by -o
+    --serve ADDR      trace nothing: serve the calls saved in FILE by -o as
+                      a web page at ADDR (HOST:PORT) until Ctrl-C
 `
 
 // stringList is a flag that may be given several times, each with a
@@ -60,8 +63,9 @@ func (l *stringList) Set(s string) error {
 // flowOptions are the parsed command line of gtrace flow.
 type flowOptions struct {
 	command, outFile string
-	// from is the file of a saved flow to print, instead of tracing.
-	from            string
+	// from is the file of a saved flow to print, instead of tracing;
+	// serve, the address to serve it at as a web page.
+	from, serve     string
 	pid             int
 	syscalls, funcs []string
 	graph           bool
@@ -84,11 +88,21 @@ func parseFlow(args []string) (*flowOptions, error) {
 		fs.StringVar(&o.outFile, name, "", "")
 	}
 	fs.StringVar(&o.from, "from", "", "")
+	fs.StringVar(&o.serve, "serve", "", "")
 	fs.Var(&syscalls, "syscall", "")
 	fs.BoolVar(&o.graph, "graph", false, "")
 	operands, err := parseMixed(fs, args)
 	if err != nil {
 		return nil, err
+	}
+	if o.serve != "" {
+		// The operand is the saved flow, not a glob.
+		alone := o.command == "" && pid == "" && o.outFile == "" && o.from == "" && len(syscalls) == 0 && !o.graph
+		if len(operands) != 1 || !alone {
+			return nil, errors.New("--serve serves a saved flow: gtrace flow --serve ADDR FILE")
+		}
+		o.from = operands[0]
+		return &o, nil
 	}
 	o.syscalls = syscalls
 	if o.funcs, err = flow.Globs(operands); err != nil {
@@ -121,6 +135,9 @@ func flowCmd(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "ERROR: %v\n\n%s", err, flowUsage)
 		return 1
+	}
+	if o.serve != "" {
+		return serveRecording(o.serve, o.from, stdout, stderr)
 	}
 	run := runFlow
 	if o.from != "" {
