@@ -94,9 +94,8 @@ func (mg *Merger) Map() *output.Map {
 	}
 	sorted := slices.Clone(mg.ents)
 	slices.SortFunc(sorted, func(a, b mergeEntry) int { return cmp.Compare(a.id, b.id) })
-	m.Entries = make([]output.Entry, len(sorted))
-	for i, e := range sorted {
-		m.Entries[i] = e.Entry
+	for _, e := range sorted {
+		m.Entries = append(m.Entries, e.Entry)
 	}
 	return m
 }
