@@ -1,6 +1,7 @@
 package mapmerge
 
 import (
+	"runtime"
 	"syscall"
 	"testing"
 	"time"
@@ -118,4 +119,35 @@ func cpuTime() time.Duration {
 // collection included.
 func reportCPU(b *testing.B, start time.Duration) {
 	b.ReportMetric(float64(cpuTime()-start)/float64(b.N)/1e6, "cpu-ms/op")
+}
+
+// BenchmarkDecodedSize reports the heap a decoded map of each shape
+// keeps, from 50 of them held at once: what holding every node's map
+// before merging would cost, where Merger holds one at a time.
+func BenchmarkDecodedSize(b *testing.B) {
+	const held = 50
+	for _, s := range shapes {
+		b.Run(s.name, func(b *testing.B) {
+			data, err := Encode(s.node(0))
+			if err != nil {
+				b.Fatal(err)
+			}
+			var perMap float64
+			for b.Loop() {
+				maps := make([]*output.Map, held)
+				runtime.GC()
+				before := heapInUse()
+				for i := range maps {
+					if maps[i], err = Decode(data); err != nil {
+						b.Fatal(err)
+					}
+				}
+				runtime.GC()
+				perMap = float64(heapInUse()-before) / held
+				runtime.KeepAlive(maps)
+			}
+			b.ReportMetric(perMap, "heap-B/map")
+			b.ReportMetric(perMap*nodes/(1<<20), "heap-MiB/1000maps")
+		})
+	}
 }
