@@ -158,6 +158,7 @@ var subcommands = map[string]func(args []string, stdout, stderr io.Writer) int{
 	"view":  viewCmd,
 	"serve": serveCmd,
 	"flow":  flowCmd,
+	"agent": agentCmd,
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
