@@ -103,6 +103,9 @@ ENVIRONMENT:
 `
 
 func main() {
+	if isKubectlPlugin() {
+		os.Exit(kubectlCmd(os.Args[1:], os.Stdout, os.Stderr))
+	}
 	if name := linkedTool(); name != "" {
 		os.Exit(runTool(name, os.Args[1:], os.Stdout, os.Stderr))
 	}
