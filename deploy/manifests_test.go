@@ -136,8 +136,12 @@ func TestManifests(t *testing.T) {
 	find[*corev1.ConfigMap](t, all, "ConfigMap", "gtrace-scripts")
 
 	user := find[*rbacv1.ClusterRole](t, all, "ClusterRole", "gtrace-user")
-	if len(user.Rules) != 1 || !slices.Equal(user.Rules[0].APIGroups, []string{agent.Group}) ||
-		!slices.Equal(user.Rules[0].Resources, []string{agent.Resource}) || !slices.Equal(user.Rules[0].Verbs, []string{agent.VerbTrace}) {
+	// The right to trace, and to read the nodes that kubectl gtrace run
+	// -l selects.
+	if len(user.Rules) != 2 || !slices.Equal(user.Rules[0].APIGroups, []string{agent.Group}) ||
+		!slices.Equal(user.Rules[0].Resources, []string{agent.Resource}) || !slices.Equal(user.Rules[0].Verbs, []string{agent.VerbTrace}) ||
+		!slices.Equal(user.Rules[1].APIGroups, []string{""}) || !slices.Equal(user.Rules[1].Resources, []string{"nodes"}) ||
+		!slices.Equal(user.Rules[1].Verbs, []string{"get", "list"}) {
 		t.Errorf("gtrace-user's rules: %+v", user.Rules)
 	}
 }
