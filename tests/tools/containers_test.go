@@ -3,6 +3,7 @@ package tools
 import (
 	"bufio"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -128,4 +129,79 @@ func childOf(t *testing.T, pid int) int {
 	}
 	t.Fatalf("unshare (pid %d) started no child", pid)
 	return 0
+}
+
+// TestToolContainerFilter runs opensnoop with --cgroup while two shells
+// open a file seven times each, one of them in the cgroup: the tool
+// prints the opens of that one alone.
+func TestToolContainerFilter(t *testing.T) {
+	testutils.RequireRoot(t)
+	root, err := container.V2Root("/proc/mounts")
+	if err != nil {
+		testutils.Skip(t, err.Error())
+	}
+	dir := filepath.Join(root, fmt.Sprintf("gtrace-opensnoop-%d", os.Getpid()))
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if b, err := os.ReadFile(filepath.Join(dir, "cgroup.procs")); err == nil {
+			for _, pid := range strings.Fields(string(b)) {
+				os.WriteFile(filepath.Join(root, "cgroup.procs"), []byte(pid), 0o644)
+			}
+		}
+		if err := os.Remove(dir); err != nil {
+			t.Errorf("removing cgroup: %v", err)
+		}
+	})
+	file := filepath.Join(t.TempDir(), "opened")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var shells []*exec.Cmd
+	var releases []func() error
+	for range 2 {
+		sh := exec.Command("sh", "-c", fmt.Sprintf("read go; i=0; while [ $i -lt 7 ]; do : < '%s'; i=$((i+1)); done", file))
+		release, err := sh.StdinPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sh.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { sh.Process.Kill(); sh.Wait() })
+		shells = append(shells, sh)
+		releases = append(releases, release.Close)
+	}
+	inside := shells[0].Process.Pid
+	if err := os.WriteFile(filepath.Join(dir, "cgroup.procs"), []byte(strconv.Itoa(inside)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	tracer := exec.Command(harness.Bin(), "tools", "opensnoop", "--cgroup", dir)
+	var stderr strings.Builder
+	tracer.Stderr = &stderr
+	header := func(l string) bool { return strings.HasPrefix(l, "PID ") }
+	lines := harness.StartWait(t, tracer, harness.Stdout, header, nil)
+	for _, release := range releases {
+		release()
+	}
+	for _, sh := range shells {
+		if err := sh.Wait(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tracer.Process.Signal(os.Interrupt)
+	counts := map[string]int{}
+	for l := range lines {
+		if f := strings.Fields(l); len(f) == 5 && f[4] == file {
+			counts[f[0]]++
+		}
+	}
+	if err := tracer.Wait(); err != nil {
+		t.Fatalf("opensnoop: %v\n%s", err, stderr.String())
+	}
+	if want := map[string]int{strconv.Itoa(inside): 7}; !maps.Equal(counts, want) {
+		t.Errorf("opensnoop --cgroup printed opens by pid %v, want %v (the other shell: %d)", counts, want, shells[1].Process.Pid)
+	}
 }
