@@ -63,21 +63,41 @@ func Lookup(root, path string) (*Cgroup, error) {
 	if path == "" {
 		return nil, errors.New("empty cgroup path")
 	}
-	// A path from the root first; then a directory elsewhere, which at
-	// refuses with why.
+	// A path from the root, as /proc/PID/cgroup shows it; else a
+	// directory, which at refuses when it is no v2 cgroup.
 	dir := filepath.Join(root, path)
-	if rel, err := filepath.Rel(root, filepath.Clean(path)); filepath.IsAbs(path) && err == nil && !strings.HasPrefix(rel, "..") {
+	if filepath.IsAbs(path) && (below(root, path) || !exists(dir) && exists(path)) {
 		dir = filepath.Clean(path)
-	} else if _, err := os.Stat(dir); err != nil && filepath.IsAbs(path) {
-		if _, err := os.Stat(path); err == nil {
-			dir = filepath.Clean(path)
-		}
 	}
 	return at(root, dir)
 }
 
-// at reads the cgroup at dir, below root.
+// below says whether path is root or a path under it.
+func below(root, path string) bool {
+	rel, err := filepath.Rel(root, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// rootID is the id of the cgroup v2 hierarchy's root cgroup.
+const rootID = 1
+
+// at reads the cgroup at dir, below root. The filters count levels from
+// the hierarchy's root, so root must be the mount of that root, not of
+// a cgroup namespace's or a bind-mounted subtree, whose own root has
+// another id.
 func at(root, dir string) (*Cgroup, error) {
+	var rst unix.Stat_t
+	if err := unix.Stat(root, &rst); err != nil {
+		return nil, fmt.Errorf("cgroup v2 hierarchy: %w", err)
+	}
+	if rst.Ino != rootID {
+		return nil, fmt.Errorf("the cgroup v2 mount %s is not the hierarchy's root (its id is %d, not %d): run gtrace in the host's cgroup namespace", root, rst.Ino, rootID)
+	}
 	var st unix.Stat_t
 	if err := unix.Stat(dir, &st); err != nil {
 		return nil, fmt.Errorf("cgroup %s: %w", dir, err)
@@ -92,10 +112,10 @@ func at(root, dir string) (*Cgroup, error) {
 	if fsst.Type != unix.CGROUP2_SUPER_MAGIC {
 		return nil, fmt.Errorf("%s is not in the cgroup v2 hierarchy (mounted at %s)", dir, root)
 	}
-	rel, err := filepath.Rel(root, dir)
-	if err != nil || strings.HasPrefix(rel, "..") {
+	if !below(root, dir) {
 		return nil, fmt.Errorf("%s is not below the cgroup v2 hierarchy's root %s", dir, root)
 	}
+	rel, _ := filepath.Rel(root, dir)
 	c := &Cgroup{Root: root, Dir: dir, Path: "/", ID: st.Ino}
 	if rel != "." {
 		c.Path = "/" + rel

@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 
+	"golang.org/x/sys/unix"
+
 	"gtrace/internal/testutils"
 )
 
@@ -342,5 +344,25 @@ func TestRealPidNamespace(t *testing.T) {
 	}
 	if _, err := (PidNamespace{Ino: 1}).FirstPid(); err == nil {
 		t.Error("FirstPid of a namespace no process is in: no error")
+	}
+}
+
+// A cgroup v2 mount of a subtree, as a bind mount or a cgroup
+// namespace's root: levels would be counted from the wrong root.
+func TestLookupSubtreeMount(t *testing.T) {
+	root := realRoot(t)
+	sub := "gtrace-container-subtree-" + strconv.Itoa(os.Getpid())
+	makeCgroups(t, root, sub, sub+"/child")
+	mnt := t.TempDir()
+	if err := unix.Mount(filepath.Join(root, sub), mnt, "", unix.MS_BIND, ""); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := unix.Unmount(mnt, 0); err != nil {
+			t.Errorf("unmounting: %v", err)
+		}
+	})
+	if c, err := Lookup(mnt, "child"); err == nil || !strings.Contains(err.Error(), "is not the hierarchy's root") {
+		t.Errorf("Lookup below a subtree's mount = %+v, %v; want an error", c, err)
 	}
 }
