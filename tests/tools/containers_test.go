@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -133,7 +134,10 @@ func childOf(t *testing.T, pid int) int {
 
 // TestToolContainerFilter runs opensnoop with --cgroup while two shells
 // open a file seven times each, one of them in the cgroup: the tool
-// prints the opens of that one alone.
+// prints the opens of that one alone. The shells wait on FIFOs until
+// the tool's -c command, which starts once the probes are attached,
+// releases them, and it waits for their end in turn: then the tool
+// ends, having printed every event.
 func TestToolContainerFilter(t *testing.T) {
 	testutils.RequireRoot(t)
 	root, err := container.V2Root("/proc/mounts")
@@ -154,54 +158,52 @@ func TestToolContainerFilter(t *testing.T) {
 			t.Errorf("removing cgroup: %v", err)
 		}
 	})
-	file := filepath.Join(t.TempDir(), "opened")
+	tmp := t.TempDir()
+	file := filepath.Join(tmp, "opened")
 	if err := os.WriteFile(file, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	var shells []*exec.Cmd
-	var releases []func() error
-	for range 2 {
-		sh := exec.Command("sh", "-c", fmt.Sprintf("read go; i=0; while [ $i -lt 7 ]; do : < '%s'; i=$((i+1)); done", file))
-		release, err := sh.StdinPipe()
-		if err != nil {
-			t.Fatal(err)
+	var release strings.Builder
+	for i := range 2 {
+		start, done := filepath.Join(tmp, fmt.Sprintf("start%d", i)), filepath.Join(tmp, fmt.Sprintf("done%d", i))
+		for _, fifo := range []string{start, done} {
+			if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+				t.Fatal(err)
+			}
 		}
+		sh := exec.Command("sh", "-c", fmt.Sprintf("read go < '%s'; i=0; while [ $i -lt 7 ]; do : < '%s'; i=$((i+1)); done; echo > '%s'", start, file, done))
 		if err := sh.Start(); err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { sh.Process.Kill(); sh.Wait() })
 		shells = append(shells, sh)
-		releases = append(releases, release.Close)
+		fmt.Fprintf(&release, "echo > '%s'\n", start)
 	}
 	inside := shells[0].Process.Pid
 	if err := os.WriteFile(filepath.Join(dir, "cgroup.procs"), []byte(strconv.Itoa(inside)), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	script := filepath.Join(tmp, "release")
+	for i := range 2 {
+		fmt.Fprintf(&release, "read x < '%s'\n", filepath.Join(tmp, fmt.Sprintf("done%d", i)))
+	}
+	if err := os.WriteFile(script, []byte(release.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
 
-	tracer := exec.Command(harness.Bin(), "tools", "opensnoop", "--cgroup", dir)
-	var stderr strings.Builder
-	tracer.Stderr = &stderr
-	header := func(l string) bool { return strings.HasPrefix(l, "PID ") }
-	lines := harness.StartWait(t, tracer, harness.Stdout, header, nil)
-	for _, release := range releases {
-		release()
+	r := harness.RunTimeout(t, time.Minute, harness.Bin(), "tools", "opensnoop", "--cgroup", dir, "-c", "sh "+script)
+	if r.Code != 0 {
+		t.Fatalf("opensnoop: exit %d, stderr:\n%s", r.Code, r.Stderr)
 	}
-	for _, sh := range shells {
-		if err := sh.Wait(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	tracer.Process.Signal(os.Interrupt)
 	counts := map[string]int{}
-	for l := range lines {
+	for _, l := range strings.Split(r.Stdout, "\n") {
 		if f := strings.Fields(l); len(f) == 5 && f[4] == file {
 			counts[f[0]]++
 		}
 	}
-	if err := tracer.Wait(); err != nil {
-		t.Fatalf("opensnoop: %v\n%s", err, stderr.String())
-	}
 	if want := map[string]int{strconv.Itoa(inside): 7}; !maps.Equal(counts, want) {
-		t.Errorf("opensnoop --cgroup printed opens by pid %v, want %v (the other shell: %d)", counts, want, shells[1].Process.Pid)
+		t.Errorf("opensnoop --cgroup printed opens by pid %v, want %v (the other shell: %d); it printed:\n%s",
+			counts, want, shells[1].Process.Pid, r.Stdout)
 	}
 }
