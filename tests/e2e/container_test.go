@@ -253,7 +253,10 @@ func TestContainerPidNamespaceFilter(t *testing.T) {
 	}
 }
 
-// $container_pid is the first process of the container each flag names.
+// $container_pid is the first process of the container each flag names,
+// in the script and in an attach point, where kubectl-trace's text
+// substitution puts it too: a uprobe on the container's libc, through
+// its root.
 func TestContainerPid(t *testing.T) {
 	p := makePod(t)
 	file := uniqueFile(t)
@@ -274,7 +277,14 @@ func TestContainerPid(t *testing.T) {
 		{[]string{"--pod", podUID, "--container", "bbbb"}, second.pid},
 		{[]string{"--pidns", ns}, inNamespace.pid},
 	}
+	libc := libcOf(t, first.pid)
 	for _, tt := range tests {
+		// A function libc lacks: the error names the path, with the pid.
+		uprobe := fmt.Sprintf("uprobe:/proc/$container_pid/root%s:gtrace_no_such_function { @ = count(); }", libc)
+		u := harness.Gtrace(t, append(slices.Clone(tt.flags), "--dry-run", "-e", uprobe)...)
+		if want := fmt.Sprintf("No matches for uprobe /proc/%d/root%s:gtrace_no_such_function", tt.want, libc); !strings.Contains(u.Stderr, want) {
+			t.Errorf("gtrace %q -e %q: exit %d, stderr:\n%s\nwant %q", tt.flags, uprobe, u.Code, u.Stderr, want)
+		}
 		args := append(slices.Clone(tt.flags), "-e", `begin { printf("%d\n", $container_pid); exit(); }`)
 		r := harness.Gtrace(t, args...)
 		if got := strings.TrimSpace(harness.StripAttaching(r.Stdout)); got != strconv.Itoa(tt.want) || r.Code != 0 {
@@ -298,7 +308,7 @@ func TestContainerFlagErrors(t *testing.T) {
 		{[]string{"--cgroup", "/", "--pod", podUID}, "--cgroup and --pod both name a cgroup"},
 		{[]string{"--pidns", "net:[4026531840]"}, "is not a PID namespace"},
 		{[]string{"--pidns", "1"}, "$container_pid: no process is in PID namespace 1"},
-		{nil, "Undefined or undeclared variable: $container_pid (it is the first process of the container that --cgroup, --pod or --pidns names)"},
+		{nil, "Undefined or undeclared variable: $container_pid (no container is named: it is the first process of the one --cgroup, --pod or --pidns names)"},
 	}
 	for _, tt := range tests {
 		args := append(slices.Clone(tt.args), "-e", `begin { printf("%d\n", $container_pid); exit(); }`)
@@ -307,4 +317,21 @@ func TestContainerFlagErrors(t *testing.T) {
 			t.Errorf("gtrace %q: exit %d, stderr:\n%s\nwant exit 1 and %q", tt.args, r.Code, r.Stderr, tt.want)
 		}
 	}
+}
+
+// libcOf is the path of the C library that process pid maps.
+func libcOf(t *testing.T, pid int) string {
+	t.Helper()
+	maps, err := os.ReadFile(fmt.Sprintf("/proc/%d/maps", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(string(maps), "\n") {
+		f := strings.Fields(l)
+		if len(f) == 6 && strings.Contains(filepath.Base(f[5]), "libc.so") {
+			return f[5]
+		}
+	}
+	t.Fatalf("process %d maps no libc", pid)
+	return ""
 }
