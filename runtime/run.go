@@ -75,6 +75,11 @@ type Options struct {
 	// NoWarnings silences the program's warnings: warnf() and those of
 	// its operations, such as a division by zero.
 	NoWarnings bool
+	// Snapshots, if set, is called once the probes are attached with a
+	// function that reads the maps and the probes' costs while tracing
+	// (gtrace serve). That function may be called from any goroutine;
+	// once tracing has ended it returns ErrEnded.
+	Snapshots func(read func() (*Snapshot, error))
 }
 
 // run is the state of one run.
@@ -124,6 +129,12 @@ type run struct {
 
 	// pcaps are skboutput()'s files, by name.
 	pcaps map[string]*output.Pcap
+
+	// snapshotReqs carries Options.Snapshots' requests to the event
+	// loop; traced is closed when tracing has ended (snapshot.go).
+	snapshotReqs chan chan snapshotReply
+	traced       chan struct{}
+	tracedClosed bool
 }
 
 // Run loads, attaches and runs a compiled script until exit(), a signal,
@@ -216,6 +227,8 @@ func Run(out *codegen.Output, opts *Options) (code int, err error) {
 	if opts.Notify != nil {
 		opts.Notify()
 	}
+	r.startSnapshots()
+	defer r.endSnapshots()
 	if err := r.drain(); err != nil {
 		return 1, err
 	}
@@ -235,6 +248,7 @@ func Run(out *codegen.Output, opts *Options) (code int, err error) {
 			return 1, err
 		}
 	}
+	r.endSnapshots()
 	// Stop the probes before END, as bpftrace does, so that END sees
 	// the final state.
 	if opts.Stats {
@@ -679,6 +693,9 @@ func (r *run) loop() error {
 	for !r.exit {
 		if r.stopping.Load() {
 			return nil
+		}
+		if r.snapshotReqs != nil {
+			r.answerSnapshot()
 		}
 		if r.ended.Load() {
 			return r.drain()

@@ -35,6 +35,9 @@ const usage = `USAGE:
     gtrace prof --dump PROG_ID
     gtrace bench overhead|attach [options]   (gtrace bench -h)
     gtrace tools [NAME [FLAGS] [INTERVAL [COUNT]]]  (gtrace tools -h)
+    gtrace flow (-c CMD | -p PID) [--syscall NAME] [--graph] [FUNC_GLOB...]
+    gtrace view --serve ADDR FILE   (a recording of class or flow, as a web page)
+    gtrace serve --metrics ADDR [options] FILENAME  (gtrace serve -h)
 
 OPTIONS:
     -e PROGRAM     the program to run
@@ -149,20 +152,28 @@ type options struct {
 	noWarnings            bool
 	debugDirs             []string
 	container             containerFlags
+	// serve, set by gtrace serve, prepares the run of the compiled
+	// program to expose its maps.
+	serve func(prog *compiler.Program, ropts *runtime.Options) error
+}
+
+// subcommands are gtrace's modes other than running a script, by the
+// first argument that names them.
+var subcommands = map[string]func(args []string, stdout, stderr io.Writer) int{
+	"top":   top,
+	"prof":  prof,
+	"tools": toolsCmd,
+	"bench": benchCmd,
+	"view":  viewCmd,
+	"serve": serveCmd,
+	"flow":  flowCmd,
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	if len(args) > 0 && args[0] == "top" {
-		return top(args[1:], stdout, stderr)
-	}
-	if len(args) > 0 && args[0] == "prof" {
-		return prof(args[1:], stdout, stderr)
-	}
-	if len(args) > 0 && args[0] == "tools" {
-		return toolsCmd(args[1:], stdout, stderr)
-	}
-	if len(args) > 0 && args[0] == "bench" {
-		return benchCmd(args[1:], stdout, stderr)
+	if len(args) > 0 {
+		if sub := subcommands[args[0]]; sub != nil {
+			return sub(args[1:], stdout, stderr)
+		}
 	}
 	opts, err := parseArgs(args)
 	if err == errHelp {
@@ -589,6 +600,11 @@ func trace(o *options, stdout, stderr io.Writer) error {
 	} else if o.pid != 0 {
 		ropts.Wait = func() { runtime.WaitPid(o.pid) }
 		ropts.Pid = o.pid
+	}
+	if o.serve != nil {
+		if err := o.serve(prog, ropts); err != nil {
+			return err
+		}
 	}
 	code, err := runtime.Run(prog.Output, ropts)
 	if err != nil {

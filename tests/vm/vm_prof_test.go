@@ -182,16 +182,18 @@ func checkVMProf(t *testing.T, out, name string) {
 	// fentry and fexit too. The profiler times the target from the end
 	// of fentry to the start of fexit. So each of the two is at most the
 	// kernel's figure for the target (their sum can exceed it a little:
-	// fentry reads the clock before it returns, fexit after it starts),
-	// and what is left of the kernel's figure without fentry and fexit
-	// is the target and the trampoline's own work.
+	// fentry reads the clock before it returns, fexit after it starts).
+	// How much of the kernel's figure is the trampoline's own is not
+	// checked: under TCG on a loaded host a descheduled vCPU inflates it
+	// (the kernel's figure less fentry's and fexit's was once 22 times
+	// the target's), so a bound on it tests the host, not the profiler.
 	p := d.Profiler
 	if p == nil || p.RunCnt != k.RunCnt {
 		t.Fatalf("want the kernel's figures of fentry and fexit, one run per target run: %s", out)
 	}
-	if f.RunTimeNs == 0 || f.RunTimeNs > k.RunTimeNs || p.RunTimeNs > k.RunTimeNs || k.RunTimeNs-p.RunTimeNs > vmProfMaxRatio*f.RunTimeNs {
-		t.Errorf("fentry/fexit timed the target %d ns, the kernel %d ns, of which fentry+fexit %d ns: want the first and the last each at most the second, and the second less the last at most %d times the first",
-			f.RunTimeNs, k.RunTimeNs, p.RunTimeNs, vmProfMaxRatio)
+	if f.RunTimeNs == 0 || f.RunTimeNs > k.RunTimeNs || p.RunTimeNs > k.RunTimeNs {
+		t.Errorf("fentry/fexit timed the target %d ns, the kernel %d ns, of which fentry+fexit %d ns: want the first and the last each at most the second",
+			f.RunTimeNs, k.RunTimeNs, p.RunTimeNs)
 	}
 	if d.HardwarePMU || !strings.Contains(d.NoPMUReason, "perf_event_open cycles") {
 		t.Errorf("want no hardware PMU in the guest, and why: %s", out)
@@ -200,13 +202,3 @@ func checkVMProf(t *testing.T, out, name string) {
 		t.Errorf("want the software CPU clock counted for each run: %+v", d.Fentry.Counters)
 	}
 }
-
-// vmProfMaxRatio bounds the kernel's time for the target, less the
-// fentry and fexit programs', over the time fentry/fexit measured. The
-// rest is the trampoline, which does not depend on the target: under TCG
-// that ratio was 1.0 to 1.2 for gtrace's kprobe (once 1.7) and 1.4 to
-// 1.7 for kprobeload's, which does less, over twenty runs. One-off
-// costs, such as translating new code on its first run, fall mostly in
-// fentry's and fexit's own figures, which were once five times their
-// usual: the kernel's figure alone was up to 36 times fentry/fexit's.
-const vmProfMaxRatio = 4
