@@ -56,6 +56,10 @@ type Options struct {
 	// Pid, when set, makes every probe but BEGIN and END ignore other
 	// processes (-p).
 	Pid uint32
+	// Cgroup and PidNS, when set, make every probe but BEGIN and END
+	// ignore the tasks of other containers (--cgroup, --pod, --pidns).
+	Cgroup *CgroupFilter
+	PidNS  *PidNSFilter
 	// NumCPU is the number of possible CPUs, over which loops merge
 	// per-CPU values; the running machine's when 0.
 	NumCPU int

@@ -198,6 +198,9 @@ func (g *gen) program() (asm.Instructions, *diag.Error) {
 		g.loadImm(asm.R1, int64(g.opts.Pid))
 		g.emit(asm.JNE.Reg(asm.R0, asm.R1, exit))
 	}
+	if g.prog.Probe.Attached() {
+		g.containerFilters(exit)
+	}
 	g.exit = exit
 	g.ret = g.returnLabel()
 	g.iterGuard(exit)

@@ -64,6 +64,10 @@ type Options struct {
 	// UnwindTarget says that a process whose unwind tables dw_ustack
 	// reads is named: by -p, -c or --dwarf-pid.
 	UnwindTarget bool
+	// ContainerPid finds the first process of the container that
+	// --cgroup, --pod or --pidns name, for $container_pid; nil when no
+	// container is named.
+	ContainerPid func() (int, error)
 }
 
 // Check type-checks prog and expands its probes. Errors and warnings
@@ -152,9 +156,14 @@ type checker struct {
 	declared map[varDecl]*Variable
 	varTypes map[varDecl]*Type
 	opts     *Options
-	info     *Info
-	errs     diag.List
-	quiet    bool
+	// containerPidValue is $container_pid's value, or containerPidErr
+	// why there is none, once containerPidFound.
+	containerPidFound bool
+	containerPidValue int
+	containerPidErr   error
+	info              *Info
+	errs              diag.List
+	quiet             bool
 	// badMaps holds maps assigned a value that already had an error.
 	badMaps map[string]bool
 	decls   map[string]*ast.MapDecl // declared maps by name
@@ -1019,6 +1028,9 @@ func (c *checker) exprType(e ast.Expr) *Type {
 		return c.ident(e)
 	case *ast.Var:
 		v := c.lookupVar(e.Name)
+		if v == nil && e.Name == containerPidVar {
+			return c.containerPid(e)
+		}
 		if v == nil || v.Type == nil {
 			c.errorf(e, "Undefined or undeclared variable: %s", e.Name)
 			return nil

@@ -103,7 +103,8 @@ func (c *checker) stringLiteral(e ast.Expr) (*ast.StrLit, bool) {
 }
 
 // attachText puts the positional parameters into an attach point's
-// text, outside quotes: `interval:s:$1`, `BEG$1` or a whole `$1`.
+// text, outside quotes: `interval:s:$1`, `BEG$1` or a whole `$1`; and
+// $container_pid.
 func (c *checker) attachText(text string) (string, error) {
 	if !strings.Contains(text, "$") {
 		return text, nil
@@ -117,6 +118,13 @@ func (c *checker) attachText(text string) (string, error) {
 		}
 		if ch != '$' || quoted {
 			b.WriteByte(ch)
+			continue
+		}
+		if n, err := c.attachContainerPid(&b, text[i+1:]); n > 0 || err != nil {
+			if err != nil {
+				return "", err
+			}
+			i += n
 			continue
 		}
 		j := i + 1

@@ -129,6 +129,23 @@ type Run struct {
 	FlameGraph, Pprof string
 	Command           string
 	Help              bool
+	// Container holds gtrace's container filters, each flag followed by
+	// its value: --cgroup PATH, --pod UID, --container ID, --pidns INODE.
+	Container []string
+}
+
+// ContainerFlags are gtrace's flags that trace one container, which
+// every tool takes, each with a value.
+var ContainerFlags = []struct{ Flag, Value, Description string }{
+	{"--cgroup", "PATH", "trace only the tasks in cgroup v2 PATH and below it"},
+	{"--pod", "UID", "trace only the containers of Kubernetes pod UID"},
+	{"--container", "ID", "with --pod, only its container whose id starts with ID"},
+	{"--pidns", "INODE", "trace only the tasks in PID namespace INODE"},
+}
+
+// containerFlag says whether a is one of ContainerFlags.
+func containerFlag(a string) bool {
+	return slices.ContainsFunc(ContainerFlags, func(f struct{ Flag, Value, Description string }) bool { return f.Flag == a })
 }
 
 // ParseArgs reads a tool's command line, everything after its name:
@@ -164,6 +181,12 @@ func (t *Tool) ParseArgs(args []string) (*Run, error) {
 			default:
 				r.Pprof = args[i]
 			}
+		case containerFlag(a):
+			if i+1 >= len(args) {
+				return nil, t.usageError("%s needs a value", a)
+			}
+			i++
+			r.Container = append(r.Container, a, args[i])
 		case strings.HasPrefix(a, "--"):
 			name, _, _ := strings.Cut(a[2:], "=")
 			if !t.accepts(name) {

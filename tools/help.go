@@ -18,6 +18,7 @@ func (t *Tool) UsageLine() string {
 	if t.folds() {
 		parts = append(parts, "[--flamegraph FILE]", "[--pprof FILE]")
 	}
+	parts = append(parts, "[--cgroup PATH | --pod UID [--container ID] | --pidns INODE]")
 	for _, a := range t.positionalArguments() {
 		if a.Optional {
 			parts = append(parts, "["+a.Name+"]")
@@ -104,6 +105,9 @@ func (t *Tool) WriteHelp(w io.Writer) error {
 	if t.folds() {
 		fmt.Fprintf(tw, "  --flamegraph FILE\twrite a flame graph of the stacks at exit, .svg or .html\n")
 		fmt.Fprintf(tw, "  --pprof FILE\twrite a pprof profile of the stacks at exit\n")
+	}
+	for _, f := range ContainerFlags {
+		fmt.Fprintf(tw, "  %s %s\t%s\n", f.Flag, f.Value, f.Description)
 	}
 	if len(t.positionalArguments()) > 0 {
 		fmt.Fprintf(tw, "\narguments:\n")

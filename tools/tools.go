@@ -52,6 +52,7 @@ var Groups = []struct{ Dir, Title string }{
 	{"fs", "File systems"},
 	{"net", "Network"},
 	{"syscalls", "Syscalls"},
+	{"containers", "Containers"},
 }
 
 // All returns every tool, grouped in the order of Groups and by name

@@ -93,6 +93,10 @@ func TestParseArgs(t *testing.T) {
 			Run{Named: []string{"duration=5"}, Params: []string{"99"}, Format: "folded", FlameGraph: "x.svg", Pprof: "x.pb.gz"}},
 		{"offcputime", []string{"5", "-j"}, Run{Named: []string{"duration=5"}, Format: "json"}},
 		{"funccount", []string{"-h"}, Run{Help: true}},
+		{"opensnoop", []string{"--pod", "7d3c9a1e", "--container", "aaaa", "-x"},
+			Run{Named: []string{"failed"}, Container: []string{"--pod", "7d3c9a1e", "--container", "aaaa"}}},
+		{"syscount", []string{"--cgroup", "/kubepods.slice", "--pidns", "4026532177"},
+			Run{Container: []string{"--cgroup", "/kubepods.slice", "--pidns", "4026532177"}}},
 	}
 	for _, tt := range tests {
 		tool, err := Lookup(tt.tool)
@@ -126,6 +130,7 @@ func TestParseArgsErrors(t *testing.T) {
 		{[]string{"--nope"}, "biolatency: unknown option --nope"},
 		{[]string{"-d"}, "biolatency: -d needs a DISK"},
 		{[]string{"-c"}, "biolatency: -c needs a command"},
+		{[]string{"--pod"}, "biolatency: --pod needs a value"},
 		{[]string{"0"}, `biolatency: INTERVAL must be a positive number, got "0"`},
 		{[]string{"1", "x"}, `biolatency: COUNT must be a positive number, got "x"`},
 		{[]string{"1", "2", "3"}, "biolatency: unexpected argument 3"},
@@ -318,7 +323,7 @@ func TestArgumentsSection(t *testing.T) {
 	if !reflect.DeepEqual(tool.Arguments, want) || tool.Description != "z" {
 		t.Errorf("arguments %+v, description %q; want %+v and z", tool.Arguments, tool.Description, want)
 	}
-	if u := tool.UsageLine(); u != "usage: x [-h] [-j] [-c CMD] pattern [n] [hz]" {
+	if u := tool.UsageLine(); u != "usage: x [-h] [-j] [-c CMD] [--cgroup PATH | --pod UID [--container ID] | --pidns INODE] pattern [n] [hz]" {
 		t.Errorf("usage %q", u)
 	}
 	for line, want := range map[string]string{

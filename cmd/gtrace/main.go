@@ -47,6 +47,14 @@ OPTIONS:
     -lv [SEARCH]   list probes with their arguments, types with their fields
     -c, --cmd CMD  run CMD, set cpid, and exit when it exits
     -p, --pid PID  trace only process PID; exit when it exits
+    --cgroup PATH  trace only the tasks in the cgroup v2 PATH and below it:
+                   a directory, or a path from the hierarchy's root as
+                   /proc/PID/cgroup shows it; sets $container_pid
+    --pod UID      trace only the containers of the Kubernetes pod UID, found
+                   as the kubelet lays out its cgroup; sets $container_pid
+    --container ID with --pod, only its container whose id starts with ID
+    --pidns INODE  trace only the tasks in the PID namespace INODE (as in
+                   /proc/PID/ns/pid's pid:[INODE]); sets $container_pid
     --dwarf-pid PID
                    add PID to the processes dw_ustack reads unwind tables of
     -I DIR         add DIR to the directories searched by #include
@@ -146,6 +154,7 @@ type options struct {
 	flameGraph, pprofFile string
 	noWarnings            bool
 	debugDirs             []string
+	container             containerFlags
 	// serve, set by gtrace serve, prepares the run of the compiled
 	// program to expose its maps.
 	serve func(prog *compiler.Program, ropts *runtime.Options) error
@@ -266,6 +275,11 @@ func parseArgs(args []string) (*options, error) {
 			if s, err = value(); err == nil {
 				o.pid, err = parsePid(s)
 			}
+		case a == "--cgroup" || a == "--pod" || a == "--container" || a == "--pidns":
+			var s string
+			if s, err = value(); err == nil {
+				err = o.container.set(a, s)
+			}
 		case a == "--dwarf-pid":
 			var s string
 			if s, err = value(); err == nil {
@@ -384,7 +398,7 @@ func parseArgs(args []string) (*options, error) {
 	if o.command != "" && o.pid != 0 {
 		return nil, errors.New("USAGE: Cannot use both -c and -p.")
 	}
-	return o, nil
+	return o, o.container.check()
 }
 
 // checkPid fails when no process pid exists, before anything is loaded:
@@ -487,6 +501,9 @@ func trace(o *options, stdout, stderr io.Writer) error {
 			Env: os.LookupEnv, NoFusion: o.noFusion, Pid: o.pid,
 			UnwindTarget: o.pid != 0 || o.command != "" || len(o.dwarfPids) > 0},
 		Codegen: codegen.Options{Pid: uint32(o.pid), HelperErrors: o.warnings},
+	}
+	if err := o.container.apply(copts); err != nil {
+		return err
 	}
 	// As in bpftrace v0.26, -d prints and the program still runs.
 	if o.debug.ast {

@@ -92,6 +92,16 @@ func runTool(name string, args []string, stdout, stderr io.Writer) int {
 	if r.Format != "" {
 		o.format = r.Format
 	}
+	for i := 0; i+1 < len(r.Container) && err == nil; i += 2 {
+		err = o.container.set(r.Container[i], r.Container[i+1])
+	}
+	if err == nil {
+		err = o.container.check()
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "ERROR: %v\n", err)
+		return 2
+	}
 	if err := trace(o, stdout, stderr); err != nil {
 		if ec, ok := err.(exitCode); ok {
 			return int(ec)
