@@ -22,9 +22,11 @@ type RunRequest struct {
 	// Unsafe allows unsafe builtins such as system(); it needs the
 	// right VerbTraceUnsafe.
 	Unsafe bool `json:"unsafe,omitempty"`
-	// Pid limits user-space probes to a process and sets $container_pid
-	// for a pod's process; 0 for none.
-	Pid int `json:"pid,omitempty"`
+	// PodUID keeps only the tasks of the pod of that UID on the node,
+	// by its cgroup, and sets $container_pid, as gtrace --pod does.
+	PodUID string `json:"pod_uid,omitempty"`
+	// ContainerID, with PodUID, keeps only that container of the pod.
+	ContainerID string `json:"container_id,omitempty"`
 }
 
 // StopRequest is the body of POST /v1/stop: it ends the run ID of the
@@ -94,6 +96,10 @@ func (s *Server) serveRun(w http.ResponseWriter, r *http.Request) {
 	}
 	if req.Program == "" {
 		http.Error(w, "gtrace agent: bad request: no program", http.StatusBadRequest)
+		return
+	}
+	if req.ContainerID != "" && req.PodUID == "" {
+		http.Error(w, "gtrace agent: bad request: a container_id without its pod_uid", http.StatusBadRequest)
 		return
 	}
 	if req.Deadline < 0 {

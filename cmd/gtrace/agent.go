@@ -124,23 +124,12 @@ func agentKubeConfig(kubeconfig string) (*kube.Config, error) {
 // runForAgent runs a request's script as gtrace runs one given with -e,
 // its output on the request's stream, until ctx ends.
 func runForAgent(ctx context.Context, req *agent.RunRequest, out *agent.Stream) int {
-	o := &options{format: "text", program: req.Program, params: req.Args, unsafe: req.Unsafe, pid: req.Pid}
+	o := &options{format: "text", program: req.Program, params: req.Args, unsafe: req.Unsafe,
+		container: containerFlags{pod: req.PodUID, container: req.ContainerID}}
 	o.serve = func(prog *compiler.Program, ropts *runtime.Options) error {
 		ropts.Printer = out.Printer()
 		ropts.Flush = nil
-		pidEnded := ropts.Wait
-		ropts.Wait = func() {
-			if pidEnded == nil {
-				<-ctx.Done()
-				return
-			}
-			done := make(chan struct{})
-			go func() { pidEnded(); close(done) }()
-			select {
-			case <-ctx.Done():
-			case <-done:
-			}
-		}
+		ropts.Wait = func() { <-ctx.Done() }
 		return nil
 	}
 	err := trace(o, out.Stdout, out.Stderr)

@@ -44,7 +44,9 @@ maps; a second Ctrl-C leaves at once.
 
 TARGET:
     node/NAME           the node NAME
-    pod/NAME            the node that runs the pod NAME (of --pod-namespace)
+    pod/NAME            the pod NAME (of --pod-namespace), on its node: only
+                        its tasks, found by its cgroup; $container_pid is
+                        its first process
     -l SELECTOR         the nodes that the label selector selects
     --all-nodes, -a     every node that runs an agent
 
@@ -56,6 +58,7 @@ OPTIONS:
     --unsafe            allow unsafe builtins (needs the verb trace-unsafe)
     --namespace NS      the namespace of the agents (default gtrace)
     --pod-namespace NS  the namespace of pod/NAME (default the kubeconfig's)
+    --container NAME    with pod/NAME, only its container NAME
     --kubeconfig FILE   the kubeconfig (default $KUBECONFIG, ~/.kube/config)
     --context NAME      the kubeconfig's context
     --parallel N        run on at most N nodes at a time (default 100)
@@ -82,6 +85,7 @@ type kubectlOptions struct {
 	args                      []string
 	deadline                  time.Duration
 	namespace, podNamespace   string
+	container                 string // with pod/NAME
 	kubeconfig, kubeconfigCtx string
 	parallel                  int
 }
@@ -134,6 +138,7 @@ func parseKubectlArgs(args []string) (*kubectlOptions, error) {
 	fs.DurationVar(&o.deadline, "deadline", 0, "")
 	fs.StringVar(&o.namespace, "namespace", "gtrace", "")
 	fs.StringVar(&o.podNamespace, "pod-namespace", "", "")
+	fs.StringVar(&o.container, "container", "", "")
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "")
 	fs.StringVar(&o.kubeconfigCtx, "context", "", "")
 	fs.IntVar(&o.parallel, "parallel", 100, "")
@@ -160,6 +165,8 @@ func parseKubectlArgs(args []string) (*kubectlOptions, error) {
 		return nil, errors.New("no program: give it with -e")
 	case o.deadline < 0:
 		return nil, errors.New("--deadline must not be negative")
+	case o.container != "" && !strings.HasPrefix(o.target, "pod/"):
+		return nil, errors.New("--container names a container of pod/NAME, which is missing")
 	case o.parallel < 1:
 		return nil, errors.New("--parallel must be at least 1")
 	}
@@ -196,15 +203,18 @@ func fleetRun(ctx context.Context, o *kubectlOptions, stdout, stderr io.Writer) 
 	if o.podNamespace == "" {
 		o.podNamespace = "default"
 	}
-	agents, err := findAgents(ctx, client, o)
-	if err != nil {
-		return err
-	}
-
 	id := make([]byte, 8)
 	rand.Read(id)
 	req := agent.RunRequest{ID: hex.EncodeToString(id), Program: o.program, Args: o.args,
 		Deadline: o.deadline.Seconds(), Unsafe: o.unsafe}
+	nodes, err := targetNodes(ctx, client, o, &req)
+	if err != nil {
+		return err
+	}
+	agents, err := findAgents(ctx, client, o.namespace, nodes)
+	if err != nil {
+		return err
+	}
 	body, err := json.Marshal(req)
 	if err != nil {
 		return err
@@ -274,9 +284,10 @@ func fleetRun(ctx context.Context, o *kubectlOptions, stdout, stderr io.Writer) 
 	return nil
 }
 
-// findAgents returns the agents of the nodes o targets, by node name.
-func findAgents(ctx context.Context, client *kube.Client, o *kubectlOptions) ([]nodeAgent, error) {
-	var nodes map[string]bool // nil for every node
+// targetNodes returns the names of the nodes o targets, nil for every
+// node. For a pod, it also sets the pod (and container) that req keeps.
+func targetNodes(ctx context.Context, client *kube.Client, o *kubectlOptions, req *agent.RunRequest) (map[string]bool, error) {
+	var nodes map[string]bool
 	switch {
 	case strings.HasPrefix(o.target, "node/"):
 		nodes = map[string]bool{strings.TrimPrefix(o.target, "node/"): true}
@@ -289,6 +300,12 @@ func findAgents(ctx context.Context, client *kube.Client, o *kubectlOptions) ([]
 			return nil, fmt.Errorf("pod %s/%s is on no node yet", o.podNamespace, pod.Metadata.Name)
 		}
 		nodes = map[string]bool{pod.Spec.NodeName: true}
+		req.PodUID = pod.Metadata.UID
+		if o.container != "" {
+			if req.ContainerID, err = containerID(pod, o.container); err != nil {
+				return nil, err
+			}
+		}
 	case o.selector != "":
 		list, err := client.ListNodes(ctx, kube.ListOptions{LabelSelector: o.selector})
 		if err != nil {
@@ -302,7 +319,29 @@ func findAgents(ctx context.Context, client *kube.Client, o *kubectlOptions) ([]
 			nodes[n.Metadata.Name] = true
 		}
 	}
-	pods, err := client.ListPods(ctx, o.namespace, kube.ListOptions{LabelSelector: agentLabel})
+	return nodes, nil
+}
+
+// containerID returns the runtime's id of pod's container name, from the
+// status the kubelet reports (RUNTIME://ID).
+func containerID(pod *kube.Pod, name string) (string, error) {
+	for _, c := range pod.Status.ContainerStatuses {
+		if c.Name != name {
+			continue
+		}
+		_, id, ok := strings.Cut(c.ContainerID, "://")
+		if !ok || id == "" {
+			return "", fmt.Errorf("container %s of pod %s/%s has not started", name, pod.Metadata.Namespace, pod.Metadata.Name)
+		}
+		return id, nil
+	}
+	return "", fmt.Errorf("pod %s/%s has no container %s", pod.Metadata.Namespace, pod.Metadata.Name, name)
+}
+
+// findAgents returns the ready agents in namespace of nodes (of every
+// node if nil), by node name.
+func findAgents(ctx context.Context, client *kube.Client, namespace string, nodes map[string]bool) ([]nodeAgent, error) {
+	pods, err := client.ListPods(ctx, namespace, kube.ListOptions{LabelSelector: agentLabel})
 	if err != nil {
 		return nil, fmt.Errorf("find the gtrace agents: %w", err)
 	}
@@ -312,7 +351,7 @@ func findAgents(ctx context.Context, client *kube.Client, o *kubectlOptions) ([]
 		if node == "" || p.Status.Phase != "Running" || !podReady(p) || nodes != nil && !nodes[node] {
 			continue
 		}
-		byNode[node] = nodeAgent{node: node, pod: kube.PodPort{Namespace: o.namespace, Name: p.Metadata.Name, Port: apiPort(p)}}
+		byNode[node] = nodeAgent{node: node, pod: kube.PodPort{Namespace: namespace, Name: p.Metadata.Name, Port: apiPort(p)}}
 	}
 	var missing []string
 	for node := range nodes {
@@ -322,10 +361,10 @@ func findAgents(ctx context.Context, client *kube.Client, o *kubectlOptions) ([]
 	}
 	if len(missing) > 0 {
 		sort.Strings(missing)
-		return nil, fmt.Errorf("no ready gtrace agent in namespace %s on node %s", o.namespace, strings.Join(missing, ", "))
+		return nil, fmt.Errorf("no ready gtrace agent in namespace %s on node %s", namespace, strings.Join(missing, ", "))
 	}
 	if len(byNode) == 0 {
-		return nil, fmt.Errorf("no ready gtrace agent in namespace %s (pods labeled %s)", o.namespace, agentLabel)
+		return nil, fmt.Errorf("no ready gtrace agent in namespace %s (pods labeled %s)", namespace, agentLabel)
 	}
 	agents := make([]nodeAgent, 0, len(byNode))
 	for _, a := range byNode {

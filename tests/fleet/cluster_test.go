@@ -50,6 +50,9 @@ func startCluster(t *testing.T, n int) *cluster {
 	if _, err := exec.LookPath("ip"); err != nil {
 		testutils.Skip(t, "ip is not installed (Debian: iproute2)")
 	}
+	if _, err := exec.LookPath("nsenter"); err != nil {
+		testutils.Skip(t, "nsenter is not installed (Debian: util-linux)")
+	}
 	api := kubeapi.Start(t)
 	admin := api.Kubeconfig(t, api.AdminToken)
 	if out, err := api.RunKubectl(admin, "apply", "-f", "../../deploy/"); err != nil {
@@ -160,7 +163,10 @@ func (c *cluster) agentKubeconfig(t *testing.T, hostIP, token string) string {
 // DaemonSet's pod would run it, until t ends.
 func (c *cluster) startAgent(t *testing.T, node simNode, kubeconfig string) {
 	t.Helper()
-	cmd := exec.Command("ip", "netns", "exec", node.netns, harness.Bin(), "agent",
+	// nsenter enters the network namespace alone, where ip netns exec
+	// would also mount a /sys of the namespace's own: the DaemonSet
+	// mounts the host's /sys, with its cgroup hierarchy.
+	cmd := exec.Command("nsenter", "--net=/run/netns/"+node.netns, harness.Bin(), "agent",
 		fmt.Sprintf("--listen=%s:%d", node.podIP, agentPort), "--node="+node.name, "--kubeconfig="+kubeconfig)
 	lines := harness.StartWait(t, cmd, harness.Stderr, func(l string) bool {
 		return strings.Contains(l, "listening on")
