@@ -19,7 +19,7 @@ import (
 )
 
 const agentUsage = `USAGE:
-    gtrace agent --listen ADDR --node NAME [--kubeconfig FILE]
+    gtrace agent --listen ADDR --node NAME [--scripts DIR] [--kubeconfig FILE]
 
 Runs gtrace's node agent, as the DaemonSet of deploy/ does on every node
 of a Kubernetes cluster. It serves on ADDR:
@@ -29,6 +29,9 @@ of a Kubernetes cluster. It serves on ADDR:
                     and then its maps as lines of JSON
     POST /v1/stop   end a run, as its exit() would: its maps still come
     GET  /readyz    "ok", without a token, for the kubelet
+    GET  /metrics   the maps of the standing scripts (--scripts), as
+                    gtrace serve --metrics exposes them, without a token,
+                    for Prometheus
 
 Every /v1 request needs a Kubernetes bearer token (in Authorization, or
 in X-Gtrace-Authorization through the API server's pod proxy) whose user
@@ -39,6 +42,9 @@ docs/kubernetes.md describes the API; kubectl gtrace is its client.
 OPTIONS:
     --listen ADDR      the address to listen on, such as :9741
     --node NAME        the name of this node in the cluster
+    --scripts DIR      run the *.bt files of DIR from the start, joined
+                       into one program in the order of their names; no
+                       two may use a map of the same name
     --kubeconfig FILE  the API server and credentials to check tokens
                        with; by default the pod's service account
 `
@@ -50,6 +56,7 @@ func agentCmd(args []string, stdout, stderr io.Writer) int {
 	listen := fs.String("listen", "", "")
 	node := fs.String("node", "", "")
 	kubeconfig := fs.String("kubeconfig", "", "")
+	scripts := fs.String("scripts", "", "")
 	operands, err := parseMixed(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(stdout, agentUsage)
@@ -68,16 +75,23 @@ func agentCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "ERROR: %v\n\n%s", err, agentUsage)
 		return 1
 	}
-	if err := runAgent(*listen, *node, *kubeconfig, stderr); err != nil {
+	if err := runAgent(*listen, *node, *kubeconfig, *scripts, stderr); err != nil {
 		fmt.Fprintf(stderr, "ERROR: %v\n", err)
 		return 1
 	}
 	return 0
 }
 
-func runAgent(addr, node, kubeconfig string, stderr io.Writer) error {
+func runAgent(addr, node, kubeconfig, scripts string, stderr io.Writer) error {
 	if err := runtime.CheckPrivileges(); err != nil {
 		return err
+	}
+	var standing string
+	if scripts != "" {
+		var err error
+		if standing, err = standingScripts(scripts); err != nil {
+			return err
+		}
 	}
 	cfg, err := agentKubeConfig(kubeconfig)
 	if err != nil {
@@ -98,6 +112,18 @@ func runAgent(addr, node, kubeconfig string, stderr io.Writer) error {
 	httpServer := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
+	standingDone := make(chan error, 1)
+	if standing != "" {
+		m := &standingMetrics{}
+		srv.Metrics = m
+		go func() {
+			err := runStanding(ctx, standing, m, stderr)
+			if err != nil {
+				stop() // the DaemonSet restarts the agent
+			}
+			standingDone <- err
+		}()
+	}
 	go func() {
 		<-ctx.Done()
 		// Runs end with their callers' requests: their maps are lost,
@@ -110,6 +136,11 @@ func runAgent(addr, node, kubeconfig string, stderr io.Writer) error {
 	fmt.Fprintf(stderr, "gtrace agent for node %s listening on %s\n", node, l.Addr())
 	if err := httpServer.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
+	}
+	if standing != "" {
+		// The standing program detaches its probes before the agent
+		// exits.
+		return <-standingDone
 	}
 	return nil
 }

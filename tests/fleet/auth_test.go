@@ -12,7 +12,7 @@ import (
 // of deploy/ in a real API server: the plugin's users, and a caller
 // that goes straight to an agent's pod address.
 func TestAuthorization(t *testing.T) {
-	c := startCluster(t, 3)
+	c := startCluster(t, 3, "")
 	tracer := c.user(t, "tracer", "gtrace-user")
 	unsafe := c.user(t, "unsafe", "gtrace-unsafe-user")
 	nobody := c.user(t, "nobody", "")

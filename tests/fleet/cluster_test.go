@@ -43,8 +43,9 @@ type simNode struct {
 }
 
 // startCluster starts an API server, applies deploy/, and starts n
-// simulated nodes with an agent each.
-func startCluster(t *testing.T, n int) *cluster {
+// simulated nodes with an agent each, running the standing scripts of
+// the directory scripts if it is not "".
+func startCluster(t *testing.T, n int, scripts string) *cluster {
 	t.Helper()
 	testutils.RequireRoot(t)
 	if _, err := exec.LookPath("ip"); err != nil {
@@ -77,7 +78,7 @@ func startCluster(t *testing.T, n int) *cluster {
 		node.podIP = fmt.Sprintf("10.214.%d.%d", b[0], 4*i+2)
 		node.netns = podNetwork(t, fmt.Sprintf("gtf%02x%d", b[0], i), host, node.podIP)
 		c.nodes = append(c.nodes, node)
-		c.startAgent(t, node, c.agentKubeconfig(t, host, agentToken))
+		c.startAgent(t, node, c.agentKubeconfig(t, host, agentToken), scripts)
 		c.createNode(t, node)
 		c.createAgentPod(t, node)
 	}
@@ -161,13 +162,16 @@ func (c *cluster) agentKubeconfig(t *testing.T, hostIP, token string) string {
 
 // startAgent runs gtrace agent in node's network namespace, as the
 // DaemonSet's pod would run it, until t ends.
-func (c *cluster) startAgent(t *testing.T, node simNode, kubeconfig string) {
+func (c *cluster) startAgent(t *testing.T, node simNode, kubeconfig, scripts string) {
 	t.Helper()
 	// nsenter enters the network namespace alone, where ip netns exec
 	// would also mount a /sys of the namespace's own: the DaemonSet
 	// mounts the host's /sys, with its cgroup hierarchy.
 	cmd := exec.Command("nsenter", "--net=/run/netns/"+node.netns, harness.Bin(), "agent",
 		fmt.Sprintf("--listen=%s:%d", node.podIP, agentPort), "--node="+node.name, "--kubeconfig="+kubeconfig)
+	if scripts != "" {
+		cmd.Args = append(cmd.Args, "--scripts="+scripts)
+	}
 	lines := harness.StartWait(t, cmd, harness.Stderr, func(l string) bool {
 		return strings.Contains(l, "listening on")
 	}, nil)

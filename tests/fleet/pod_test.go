@@ -25,7 +25,7 @@ const podContainerID = "f1ee7c0de0123456789abcdef0123456789abcdef0123456789abcde
 // systemd driver does, under the UID the API server gave the pod. The
 // same workload outside the pod is not counted.
 func TestRunPod(t *testing.T) {
-	c := startCluster(t, 3)
+	c := startCluster(t, 3, "")
 	tracer := c.user(t, "tracer", "gtrace-user")
 	// The tracer may read the pods of the namespace apps.
 	c.api.CreateNamespace(t, "apps")

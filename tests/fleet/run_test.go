@@ -87,6 +87,7 @@ func runFleet(t *testing.T, c *cluster, kubeconfig string, args ...string) (map[
 	} else if err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("kubectl gtrace run %s\nstderr:\n%s\nstdout:\n%s", strings.Join(args, " "), strings.Join(stderr, "\n"), stdout.String())
 	return sizes, stdout.String(), strings.Join(stderr, "\n"), code
 }
 
@@ -125,7 +126,7 @@ func parseMaps(t *testing.T, out string) map[string]uint64 {
 // and the merged map must be their sum, three times the workload's,
 // bucket by bucket for the histogram.
 func TestRunAllNodes(t *testing.T) {
-	c := startCluster(t, 3)
+	c := startCluster(t, 3, "")
 	tracer := c.user(t, "tracer", "gtrace-user")
 
 	t.Run("merged", func(t *testing.T) {

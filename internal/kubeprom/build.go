@@ -1,0 +1,119 @@
+package kubeprom
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"gtrace/internal/testutils"
+)
+
+// Version is the version of the Go module of Prometheus that Build
+// compiles: v0.316.0 is Prometheus 3.16.0.
+const Version = "v0.316.0"
+
+// BuildBudget is the time a test must have left to build Prometheus
+// itself.
+const BuildBudget = 20 * time.Minute
+
+// CacheDir is where Build puts the binary: the user's cache directory,
+// under gtrace-prometheus/VERSION.
+func CacheDir() (string, error) {
+	base, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("find the cache directory: %w", err)
+	}
+	return filepath.Join(base, "gtrace-prometheus", Version), nil
+}
+
+// Path returns the path of the binary in CacheDir, and whether it is
+// there.
+func Path() (string, bool) {
+	dir, err := CacheDir()
+	if err != nil {
+		return "", false
+	}
+	path := filepath.Join(dir, "prometheus")
+	_, err = os.Stat(path)
+	return path, err == nil
+}
+
+// Build makes the binary in CacheDir unless it is there, and returns its
+// path. The go command's output goes to log. A lock file serializes
+// concurrent builds, and the binary is renamed into place whole.
+func Build(ctx context.Context, log io.Writer) (string, error) {
+	dir, err := CacheDir()
+	if err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("create the cache directory: %w", err)
+	}
+	lock, err := os.OpenFile(filepath.Join(dir, ".lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return "", fmt.Errorf("open the build lock: %w", err)
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		return "", fmt.Errorf("take the build lock: %w", err)
+	}
+	if path, ok := Path(); ok {
+		return path, nil
+	}
+	bin, err := os.MkdirTemp(dir, ".build-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(bin)
+	start := time.Now()
+	cmd := exec.CommandContext(ctx, "go", "install", "-trimpath", "-tags", "remove_all_sd,enable_kubernetes_sd",
+		"github.com/prometheus/prometheus/cmd/prometheus@"+Version)
+	cmd.Dir = bin
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=", "GOWORK=off", "GOBIN="+bin)
+	cmd.Stdout, cmd.Stderr = log, log
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("build prometheus %s: %w", Version, err)
+	}
+	path := filepath.Join(dir, "prometheus")
+	if err := os.Rename(filepath.Join(bin, "prometheus"), path); err != nil {
+		return "", fmt.Errorf("install prometheus: %w", err)
+	}
+	fmt.Fprintf(log, "built prometheus %s in %s\n", Version, time.Since(start).Round(time.Second))
+	return path, nil
+}
+
+// Binary returns the path of the binary, building it if it is missing
+// and t has time for it, and skipping t otherwise.
+func Binary(t *testing.T) string {
+	t.Helper()
+	if path, ok := Path(); ok {
+		return path
+	}
+	ahead := "build it first with go run ./internal/kubeprom/build"
+	ctx := context.Background()
+	if deadline, ok := t.Deadline(); ok {
+		if time.Until(deadline) < BuildBudget {
+			testutils.Skip(t, fmt.Sprintf("Prometheus %s with Kubernetes discovery is not built, and the test has less than %s left to build it: %s", Version, BuildBudget, ahead))
+		}
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, deadline.Add(-time.Minute))
+		defer cancel()
+	}
+	t.Logf("building Prometheus %s with Kubernetes discovery; go run ./internal/kubeprom/build does it ahead of the tests", Version)
+	var log bytes.Buffer
+	path, err := Build(ctx, &log)
+	if ctx.Err() != nil {
+		testutils.Skip(t, fmt.Sprintf("building Prometheus %s took longer than the test's timeout: %s", Version, ahead))
+	}
+	if err != nil {
+		t.Fatalf("%v\n%s", err, log.Bytes())
+	}
+	return path
+}
