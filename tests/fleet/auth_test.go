@@ -41,6 +41,8 @@ func TestAuthorization(t *testing.T) {
 			[]string{`[node-1] stdin:1:9-34: ERROR: system() is an unsafe function being used in safe mode`}},
 		{"unsafe with its right", unsafe, []string{"node/node-1", "--unsafe", "-e", `BEGIN { system("echo unsafe ran"); exit(); }`}, false,
 			[]string{"[node-1] unsafe ran"}},
+		{"deadline", tracer, []string{"node/node-3", "--deadline", "1s", "-e", `tracepoint:syscalls:sys_enter_getppid { @n = count(); } END { printf("ended\n"); }`}, false,
+			[]string{"[node-3] ended"}},
 		{"missing node", tracer, []string{"node/node-9", "-e", `BEGIN { exit(); }`}, true,
 			[]string{"ERROR: no ready gtrace agent in namespace gtrace on node node-9"}},
 	}
