@@ -250,7 +250,7 @@ func fleetRun(ctx context.Context, o *kubectlOptions, stdout, stderr io.Writer) 
 		}
 	}()
 
-	out := &fleetOutput{stdout: stdout, stderr: stderr, maps: map[string][]*output.Map{}}
+	out := &fleetOutput{stdout: stdout, stderr: stderr, perNode: o.perNode}
 	results := make([]nodeResult, len(agents))
 	var wg sync.WaitGroup
 	slots := make(chan struct{}, o.parallel)
@@ -275,7 +275,7 @@ func fleetRun(ctx context.Context, o *kubectlOptions, stdout, stderr io.Writer) 
 			failed = true
 		}
 	}
-	if err := out.printMaps(o.perNode); err != nil {
+	if err := out.printMaps(); err != nil {
 		return err
 	}
 	if failed {
@@ -400,13 +400,23 @@ type nodeResult struct {
 	err  error
 }
 
-// fleetOutput prints the lines of every node, and gathers their maps.
+// fleetOutput prints the lines of every node, and gathers their maps:
+// merged as they come, so that only the merged entries are held, or
+// kept whole for --per-node and for maps that have no exact merge.
 type fleetOutput struct {
 	mu             sync.Mutex
 	stdout, stderr io.Writer
+	perNode        bool
 	names          []string // map names, in the order first seen
-	maps           map[string][]*output.Map
-	nodes          map[string][]string // the node of each of maps[name]
+	mergers        map[string]*mapmerge.Merger
+	kept           map[string][]nodeMap
+	err            error // the first failed merge
+}
+
+// nodeMap is a map of a node.
+type nodeMap struct {
+	node string
+	m    *output.Map
 }
 
 func (f *fleetOutput) line(w io.Writer, node, text string) {
@@ -418,14 +428,32 @@ func (f *fleetOutput) line(w io.Writer, node, text string) {
 func (f *fleetOutput) addMap(node string, m *output.Map) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if _, ok := f.maps[m.Name]; !ok {
+	if f.mergers == nil {
+		f.mergers, f.kept = map[string]*mapmerge.Merger{}, map[string][]nodeMap{}
+	}
+	mg, merging := f.mergers[m.Name]
+	_, keeping := f.kept[m.Name]
+	if !merging && !keeping {
 		f.names = append(f.names, m.Name)
+		if !f.perNode {
+			mg, merging = &mapmerge.Merger{}, true
+			f.mergers[m.Name] = mg
+		}
 	}
-	if f.nodes == nil {
-		f.nodes = map[string][]string{}
+	if merging {
+		err := mg.Add(m)
+		if err == nil {
+			return
+		}
+		if !errors.Is(err, mapmerge.ErrNotMergeable) {
+			if f.err == nil {
+				f.err = err
+			}
+			return
+		}
+		delete(f.mergers, m.Name)
 	}
-	f.maps[m.Name] = append(f.maps[m.Name], m)
-	f.nodes[m.Name] = append(f.nodes[m.Name], node)
+	f.kept[m.Name] = append(f.kept[m.Name], nodeMap{node, m})
 }
 
 // maxMessage bounds one line of an agent's answer: a map of a million
@@ -475,7 +503,10 @@ func runOnNode(ctx context.Context, client *kube.Client, a nodeAgent, header htt
 
 // printMaps prints the maps of every node, merged or per node, as
 // gtrace prints a program's maps at its end.
-func (f *fleetOutput) printMaps(perNode bool) error {
+func (f *fleetOutput) printMaps() error {
+	if f.err != nil {
+		return f.err
+	}
 	if len(f.names) == 0 {
 		return nil
 	}
@@ -483,17 +514,20 @@ func (f *fleetOutput) printMaps(perNode bool) error {
 	printer.End()
 	sort.Strings(f.names)
 	for _, name := range f.names {
-		maps, nodes := f.maps[name], f.nodes[name]
 		var m *output.Map
-		var err error
-		if !perNode {
-			m, err = mapmerge.Merge(maps)
-		}
-		if perNode || errors.Is(err, mapmerge.ErrNotMergeable) {
-			m, err = mapmerge.PerNode(nodes, maps)
-		}
-		if err != nil {
-			return err
+		if mg := f.mergers[name]; mg != nil {
+			m = mg.Map()
+		} else {
+			kept := f.kept[name]
+			sort.SliceStable(kept, func(i, j int) bool { return kept[i].node < kept[j].node })
+			nodes, maps := make([]string, len(kept)), make([]*output.Map, len(kept))
+			for i, k := range kept {
+				nodes[i], maps[i] = k.node, k.m
+			}
+			var err error
+			if m, err = mapmerge.PerNode(nodes, maps); err != nil {
+				return err
+			}
 		}
 		if err := printer.Map(m, 0, 0); err != nil {
 			return err

@@ -10,7 +10,8 @@ import (
 
 // TestAuthorization checks who may run what on the agents, by the RBAC
 // of deploy/ in a real API server: the plugin's users, and a caller
-// that goes straight to an agent's pod address.
+// that goes straight to an agent's pod address. The same cluster also
+// checks the targets, a deadline, and maps that have no exact merge.
 func TestAuthorization(t *testing.T) {
 	c := startCluster(t, 3, "")
 	tracer := c.user(t, "tracer", "gtrace-user")
@@ -43,6 +44,8 @@ func TestAuthorization(t *testing.T) {
 			[]string{"[node-1] unsafe ran"}},
 		{"deadline", tracer, []string{"node/node-3", "--deadline", "1s", "-e", `tracepoint:syscalls:sys_enter_getppid { @n = count(); } END { printf("ended\n"); }`}, false,
 			[]string{"[node-3] ended"}},
+		{"a map without exact merge, per node", tracer, []string{"--all-nodes", "-e", `BEGIN { @x = 7; @n = count(); exit(); }`}, false,
+			[]string{"@n: 3", "@x[node-1]: 7", "@x[node-2]: 7", "@x[node-3]: 7"}},
 		{"missing node", tracer, []string{"node/node-9", "-e", `BEGIN { exit(); }`}, true,
 			[]string{"ERROR: no ready gtrace agent in namespace gtrace on node node-9"}},
 	}
