@@ -68,7 +68,7 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "ERROR: --metrics: %v\n", err)
 		return 1
 	}
-	defer l.Close() // when the script ends before it runs
+	defer l.Close() // if the server never starts; Shutdown closes it otherwise
 	var srv *metrics.Server
 	opts.serve = func(prog *compiler.Program, ropts *runtime.Options) error {
 		exporter, err := metrics.NewExporter(prog, maxSeries, stderr)
