@@ -155,6 +155,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "bench" {
 		return benchCmd(args[1:], stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "class" {
+		return classCmd(args[1:], stdout, stderr)
+	}
 	opts, err := parseArgs(args)
 	if err == errHelp {
 		fmt.Fprint(stdout, usage)
