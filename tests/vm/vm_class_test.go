@@ -1,0 +1,162 @@
+package vm
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"gtrace/calltrace"
+	"gtrace/internal/vmtest"
+)
+
+// The test here runs `gtrace class bio` on direct reads and writes of
+// nvme0n1, sizes the block layer does not split, and checks that each
+// I/O is one life of one bio that passes through submit_bio and, later,
+// bio_endio, with the I/O's sector and size.
+//
+// On 6.12 every function that takes a struct bio is traced, through
+// kprobe.multi links. 6.1 has no kprobe.multi: there gtrace loads and
+// attaches an fentry and an fexit program per function, and under the
+// emulator the trampolines of all of them take minutes (see
+// docs/performance.md), so the test traces the bio_* and submit_bio*
+// functions only.
+
+// vmClassWrites and vmClassReads are the sectors of the direct writes of
+// 4096 bytes and of the reads of 8192 bytes.
+var (
+	vmClassWrites = sectorRange(0, 16, 8)
+	vmClassReads  = sectorRange(1024, 16, 16)
+)
+
+func sectorRange(first, n, step int) []int {
+	var out []int
+	for i := range n {
+		out = append(out, first+i*step)
+	}
+	return out
+}
+
+// vmClassScript traces in the background, waits until it says it is
+// tracing, lists its links by type, issues the I/O and stops it.
+const vmClassScript = vmShellFuncs + `
+/gtrace class bio -v --comm blkio $FUNCS -o /tmp/class.json >/tmp/class.out 2>/tmp/class.err &
+pid=$!
+wait_for "grep -q '^Tracing' /tmp/class.err" "gtrace class is not tracing" >>/tmp/class.err
+section links sh -c "grep -h '^link_type:' /proc/$pid/fdinfo/* | sort | uniq -c"
+section io sh -c "/blkio write /dev/nvme0n1 4096 $WRITES && /blkio read /dev/nvme0n1 8192 $READS"
+stop class $pid
+section json cat /tmp/class.json
+`
+
+// vmClassAttached is gtrace class -v's line on how it attached.
+var vmClassAttached = regexp.MustCompile(`Attached (\d+) functions \((kprobe\.multi, (\d+) links|fentry/fexit, 2 links per function)\) in (\S+)`)
+
+// vmLinkCount is a line of uniq -c over fdinfo's link_type lines.
+var vmLinkCount = regexp.MustCompile(`(?m)^\s*(\d+) link_type:\s*(\S+)$`)
+
+func TestVMClass(t *testing.T) {
+	files := map[string]string{
+		"/gtrace": vmtest.BuildGtrace(t),
+		"/blkio":  buildTestdata(t, "blkio"),
+	}
+	for _, k := range vmtest.Kernels {
+		t.Run(k.Name, func(t *testing.T) {
+			env := map[string]string{"WRITES": sectorList(vmClassWrites), "READS": sectorList(vmClassReads)}
+			if k.Name == "6.1" {
+				env["FUNCS"] = "--funcs=bio_*,submit_bio*"
+			}
+			sections := guestSections(t, vmtest.Config{Kernel: k, Files: files, Env: env,
+				NVMe: true, Timeout: 8 * time.Minute}, vmClassScript)
+			sections.get(t, "io", 0)
+			stderr := sections.get(t, "class", 0).stderr
+			m := vmClassAttached.FindStringSubmatch(stderr)
+			if m == nil {
+				t.Fatalf("no line on how the functions were attached:\n%s", stderr)
+			}
+			t.Logf("%s: %s functions attached in %s (emulated)", k.Name, m[1], m[4])
+			checkClassLinks(t, k.Name, m, sections.get(t, "links", 0).stdout)
+			checkClassLives(t, sections.get(t, "json", 0).stdout)
+		})
+	}
+}
+
+// checkClassLinks checks that gtrace held the links it says: on 6.12 a
+// few kprobe.multi links, on 6.1 an fentry and an fexit link per
+// function.
+func checkClassLinks(t *testing.T, kernel string, attached []string, links string) {
+	t.Helper()
+	byType := map[string]int{}
+	for _, m := range vmLinkCount.FindAllStringSubmatch(links, -1) {
+		n, _ := strconv.Atoi(m[1])
+		byType[m[2]] += n
+	}
+	funcs, _ := strconv.Atoi(attached[1])
+	switch kernel {
+	case "6.12":
+		want, _ := strconv.Atoi(attached[3])
+		// One link per argument position and role, and two for returns.
+		if want < 2 || want > 3*5+2 || byType["kprobe_multi"] != want {
+			t.Errorf("gtrace says %s, and holds %v links, want %d kprobe_multi", attached[2], byType, want)
+		}
+	case "6.1":
+		if byType["tracing"] != 2*funcs {
+			t.Errorf("gtrace says %d functions by fentry/fexit, and holds %v links, want %d tracing", funcs, byType, 2*funcs)
+		}
+	}
+}
+
+// checkClassLives checks the recording: it follows the format's rules,
+// and has one life per I/O, each with submit_bio and a later bio_endio,
+// and the I/O's sector and size at submit_bio.
+func checkClassLives(t *testing.T, file string) {
+	t.Helper()
+	if err := calltrace.Check(strings.NewReader(file)); err != nil {
+		t.Fatalf("the recording breaks the Chrome Trace format's rules: %v", err)
+	}
+	rec, err := calltrace.ReadChrome(strings.NewReader(file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text strings.Builder
+	rec.WriteText(&text)
+	t.Logf("recording:\n%s", text.String())
+	want := map[string]bool{}
+	for _, s := range vmClassWrites {
+		want[fmt.Sprintf("%d 4096", s)] = true
+	}
+	for _, s := range vmClassReads {
+		want[fmt.Sprintf("%d 8192", s)] = true
+	}
+	sector, size := slices.Index(rec.Fields, "bi_iter.bi_sector"), slices.Index(rec.Fields, "bi_iter.bi_size")
+	if sector < 0 || size < 0 {
+		t.Fatalf("the recording's fields are %v, want bi_iter.bi_sector and bi_iter.bi_size", rec.Fields)
+	}
+	got := map[string]bool{}
+	for _, track := range rec.Tracks {
+		var submit, endio *calltrace.Call
+		track.Walk(func(c *calltrace.Call, _ int) {
+			switch {
+			case c.Func == "submit_bio" && submit == nil:
+				submit = c
+			case c.Func == "bio_endio" && endio == nil:
+				endio = c
+			}
+		})
+		if submit == nil || endio == nil || endio.Entry < submit.Entry {
+			t.Errorf("%s: want submit_bio, then bio_endio", track.Name)
+			continue
+		}
+		io := submit.Fields[sector] + " " + submit.Fields[size]
+		if !want[io] || got[io] {
+			t.Errorf("%s: sector and size %s at submit_bio, not one of the I/Os issued or seen twice", track.Name, io)
+		}
+		got[io] = true
+	}
+	if len(rec.Tracks) != len(want) || len(got) != len(want) {
+		t.Errorf("%d lives, %d of the %d I/Os issued", len(rec.Tracks), len(got), len(want))
+	}
+}
