@@ -54,6 +54,9 @@ type Options struct {
 	// Cpid is the -c child's pid. As in bpftrace, its uprobes are not
 	// limited to it: a child's children run the same libraries.
 	Cpid int
+	// Timed, when set, receives how long loading and attaching took,
+	// once every probe is attached.
+	Timed func(Timings)
 	// Attached is called once every probe is attached, to let a -c
 	// child go; Wait, which returns when the child or the -p process
 	// has ended, ends tracing as exit() does when it returns.
@@ -143,9 +146,11 @@ func Run(out *codegen.Output, opts *Options) (code int, err error) {
 			trailer: out.StrTruncTrailer, defaultStack: out.StackMode, syms: newUserSymbols(out)},
 		formats: map[int]*output.Format{}}
 	defer r.close()
+	loadStart := time.Now()
 	if err := r.load(); err != nil {
 		return 1, err
 	}
+	loaded := time.Since(loadStart)
 	if opts.DryRun {
 		return 0, nil
 	}
@@ -209,6 +214,9 @@ func Run(out *codegen.Output, opts *Options) (code int, err error) {
 	}
 	if opts.Verbose {
 		fmt.Fprintf(opts.Stderr, "attached %d links in %v\n", len(r.links)+r.kept, time.Since(attachStart).Round(time.Microsecond))
+	}
+	if opts.Timed != nil {
+		opts.Timed(Timings{Load: loaded, Attach: time.Since(attachStart), Links: len(r.links) + r.kept})
 	}
 	if !opts.Quiet {
 		opts.Printer.AttachedProbes(r.attachedCount())
@@ -1060,4 +1068,13 @@ func printsUserSymbols(out *codegen.Output) bool {
 		}
 	}
 	return false
+}
+
+// Timings are how long a run took to start tracing.
+type Timings struct {
+	// Load is the maps' creation and the programs' loads, verifier
+	// included; Attach is attaching the programs.
+	Load, Attach time.Duration
+	// Links is the number of links attached.
+	Links int
 }

@@ -186,18 +186,20 @@ func classTrace(o *classOptions, stdout, stderr io.Writer) error {
 		defer out.Close()
 	}
 	rec := class.NewRecorder(output.NewText(stdout, stderr))
-	began := time.Now()
 	attached := func() {
-		mechanism := "fentry/fexit, 2 links per function"
-		if plan.Multi {
-			mechanism = fmt.Sprintf("kprobe.multi, %d links", len(prog.Output.Progs)-btoi(plan.Duration > 0))
-		}
-		if o.verbose {
-			fmt.Fprintf(stderr, "Attached %d functions (%s) in %v\n", len(plan.Funcs), mechanism, time.Since(began).Round(time.Millisecond))
-		}
 		fmt.Fprintf(stderr, "Tracing struct %s in %d functions... Hit Ctrl-C to end.\n", plan.Struct, len(plan.Funcs))
 	}
 	ropts := &runtime.Options{Printer: rec, Stderr: stderr, MissingProbes: "warn", Quiet: true, Attached: attached}
+	if o.verbose {
+		mechanism := "fentry/fexit"
+		if plan.Multi {
+			mechanism = "kprobe.multi"
+		}
+		ropts.Timed = func(t runtime.Timings) {
+			fmt.Fprintf(stderr, "Attached %d functions with %s: %d links; load %v, attach %v\n", len(plan.Funcs), mechanism,
+				t.Links, t.Load.Round(time.Millisecond), t.Attach.Round(time.Millisecond))
+		}
+	}
 	if child != nil {
 		ropts.Attached = func() { attached(); child.Release() }
 		ropts.Wait = child.Wait
@@ -223,13 +225,6 @@ func classTrace(o *classOptions, stdout, stderr io.Writer) error {
 		return exitCode(code)
 	}
 	return nil
-}
-
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // classPlan turns the options into what to trace.

@@ -53,7 +53,7 @@ section json cat /tmp/class.json
 `
 
 // vmClassAttached is gtrace class -v's line on how it attached.
-var vmClassAttached = regexp.MustCompile(`Attached (\d+) functions \((kprobe\.multi, (\d+) links|fentry/fexit, 2 links per function)\) in (\S+)`)
+var vmClassAttached = regexp.MustCompile(`Attached (\d+) functions with (kprobe\.multi|fentry/fexit): (\d+) links; load (\S+), attach (\S+)`)
 
 // vmLinkCount is a line of uniq -c over fdinfo's link_type lines.
 var vmLinkCount = regexp.MustCompile(`(?m)^\s*(\d+) link_type:\s*(\S+)$`)
@@ -67,7 +67,7 @@ func TestVMClass(t *testing.T) {
 		t.Run(k.Name, func(t *testing.T) {
 			env := map[string]string{"WRITES": sectorList(vmClassWrites), "READS": sectorList(vmClassReads)}
 			if k.Name == "6.1" {
-				env["FUNCS"] = "--funcs=bio_*,submit_bio*"
+				env["FUNCS"] = ""
 			}
 			sections := guestSections(t, vmtest.Config{Kernel: k, Files: files, Env: env,
 				NVMe: true, Timeout: 8 * time.Minute}, vmClassScript)
@@ -77,7 +77,7 @@ func TestVMClass(t *testing.T) {
 			if m == nil {
 				t.Fatalf("no line on how the functions were attached:\n%s", stderr)
 			}
-			t.Logf("%s: %s functions attached in %s (emulated)", k.Name, m[1], m[4])
+			t.Logf("%s (emulated): %s functions by %s, %s links: load %s, attach %s", k.Name, m[1], m[2], m[3], m[4], m[5])
 			checkClassLinks(t, k.Name, m, sections.get(t, "links", 0).stdout)
 			checkClassLives(t, sections.get(t, "json", 0).stdout)
 		})
@@ -95,16 +95,16 @@ func checkClassLinks(t *testing.T, kernel string, attached []string, links strin
 		byType[m[2]] += n
 	}
 	funcs, _ := strconv.Atoi(attached[1])
+	said, _ := strconv.Atoi(attached[3])
 	switch kernel {
 	case "6.12":
-		want, _ := strconv.Atoi(attached[3])
 		// One link per argument position and role, and two for returns.
-		if want < 2 || want > 3*5+2 || byType["kprobe_multi"] != want {
-			t.Errorf("gtrace says %s, and holds %v links, want %d kprobe_multi", attached[2], byType, want)
+		if attached[2] != "kprobe.multi" || said < 2 || said > 3*5+2 || byType["kprobe_multi"] != said || len(byType) != 1 {
+			t.Errorf("gtrace says %s, and holds %v links, want %d kprobe_multi", attached[0], byType, said)
 		}
 	case "6.1":
-		if byType["tracing"] != 2*funcs {
-			t.Errorf("gtrace says %d functions by fentry/fexit, and holds %v links, want %d tracing", funcs, byType, 2*funcs)
+		if attached[2] != "fentry/fexit" || said != 2*funcs || byType["tracing"] != 2*funcs || len(byType) != 1 {
+			t.Errorf("gtrace says %s, and holds %v links, want %d tracing", attached[0], byType, 2*funcs)
 		}
 	}
 }
