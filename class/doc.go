@@ -16,7 +16,7 @@
 // recorded: a call on an object not yet live starts a life where the
 // filters (pid, comm, cpu, a predicate on the fields) hold; a start
 // function (bio_init) starts a new life even at a live address, and
-// the return of an end function (bio_uninit) ends it. Later calls on a
+// the return of an end function (bio_put) ends it. Later calls on a
 // live object are recorded whatever thread or CPU they run on, which
 // follows a bio into its completion interrupt.
 //

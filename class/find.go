@@ -90,13 +90,15 @@ type Defaults struct {
 // knownDefaults are the defaults of the structs gtrace knows.
 var knownDefaults = map[string]Defaults{
 	// bio_init starts every bio, allocated or on the stack (as direct
-	// I/O's are); bio_uninit ends them all, bio_put's included.
+	// I/O's are); bio_put frees an allocated one. A bio on the stack
+	// lives until bio_init starts the next at its address. bio_uninit
+	// is no end: 6.1's bio_endio calls it before the bio's end_io.
 	"bio": {Fields: []string{"bi_iter.bi_sector", "bi_iter.bi_size", "bi_opf"},
-		Start: []string{"bio_init"}, End: []string{"bio_uninit"}},
+		Start: []string{"bio_init"}, End: []string{"bio_put"}},
 	"sk_buff": {Fields: []string{"len", "data_len", "protocol"},
 		End: []string{"kfree_skbmem"}},
 	"request": {Fields: []string{"__sector", "__data_len", "cmd_flags"},
-		Start: []string{"blk_rq_init"}, End: []string{"__blk_mq_free_request"}},
+		End: []string{"__blk_mq_free_request"}},
 }
 
 // DefaultsFor returns the defaults of struct name: those gtrace knows,

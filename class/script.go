@@ -34,6 +34,9 @@ type Plan struct {
 	Duration time.Duration
 }
 
+// MaxLive is how many objects are followed at once.
+const MaxLive = 32768
+
 // Event kinds, the first element of every event tuple.
 const (
 	eventEntry = 1
@@ -93,6 +96,9 @@ func Generate(p *Plan) *Script {
 	s := &Script{Probes: map[string][]string{}}
 	var b strings.Builder
 	b.WriteString("config = { missing_probes = \"warn\"; max_probes = 1000000 }\n")
+	// Lives whose end is not seen stay live until their address starts
+	// another: the least recently used go first when the map is full.
+	fmt.Fprintf(&b, "let @live = lruhash(%d);\n", MaxLive)
 	role := func(f Func) int {
 		switch {
 		case slices.Contains(p.Start, f.Bare()):

@@ -15,7 +15,7 @@ import (
 var testFuncs = []Func{
 	{Name: "bio_endio", Param: "bio", Type: "bio", Fentry: true},
 	{Name: "bio_init", Param: "bio", Type: "bio", Fentry: true},
-	{Name: "bio_uninit", Param: "bio", Type: "bio", Fentry: true},
+	{Name: "bio_put", Param: "bio", Type: "bio", Fentry: true},
 	{Name: "submit_bio", Param: "bio", Type: "bio", Fentry: true},
 	{Name: "bio_add_page", Param: "bio", Type: "bio", Fentry: true},
 	{Name: "bio_split", Param: "bio", Type: "bio", Fentry: true},
@@ -26,7 +26,7 @@ var testFuncs = []Func{
 
 func testPlan(multi bool) *Plan {
 	return &Plan{Struct: "bio", Funcs: testFuncs, Fields: []string{"bi_iter.bi_sector", "bi_iter.bi_size"},
-		CPU: -1, Start: []string{"bio_init"}, End: []string{"bio_uninit"}, Multi: multi}
+		CPU: -1, Start: []string{"bio_init"}, End: []string{"bio_put"}, Multi: multi}
 }
 
 // TestGenerateGroups checks that the multi-kprobes group the functions by
@@ -38,9 +38,9 @@ func TestGenerateGroups(t *testing.T) {
 		"kprobe:gtrace_class_arg0":        {"bio_endio", "submit_bio", "bio_add_page", "bio_split", "blk_mq_submit_bio", "bio_chain"},
 		"kprobe:gtrace_class_arg1":        {"bio_copy_data"},
 		"kprobe:gtrace_class_start_arg0":  {"bio_init"},
-		"kprobe:gtrace_class_end_arg0":    {"bio_uninit"},
+		"kprobe:gtrace_class_end_arg0":    {"bio_put"},
 		"kretprobe:gtrace_class_exit":     {"bio_endio", "bio_init", "submit_bio", "bio_add_page", "bio_split", "blk_mq_submit_bio", "bio_chain", "bio_copy_data"},
-		"kretprobe:gtrace_class_end_exit": {"bio_uninit"},
+		"kretprobe:gtrace_class_end_exit": {"bio_put"},
 	}
 	if len(s.Probes) != len(want) {
 		t.Errorf("probes %v, want %v", s.Probes, want)

@@ -35,6 +35,7 @@ const usage = `USAGE:
     gtrace prof --dump PROG_ID
     gtrace bench overhead|attach [options]   (gtrace bench -h)
     gtrace tools [NAME [FLAGS] [INTERVAL [COUNT]]]  (gtrace tools -h)
+    gtrace class STRUCT [--list] [OPTIONS]   (gtrace class -h)
 
 OPTIONS:
     -e PROGRAM     the program to run
