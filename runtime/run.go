@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/btf"
 	"github.com/cilium/ebpf/link"
 	"github.com/cilium/ebpf/ringbuf"
 	"golang.org/x/sys/unix"
@@ -86,9 +87,12 @@ type run struct {
 	opts  *Options
 	coll  *ebpf.Collection
 	progs map[string]*ebpf.Program
-	links []link.Link
-	dec   *decoder
-	rd    *ringbuf.Reader
+	// btfCache holds the kernel's parsed BTF for the programs that
+	// are bound to a function at load.
+	btfCache *btf.Cache
+	links    []link.Link
+	dec      *decoder
+	rd       *ringbuf.Reader
 
 	formats  map[int]*output.Format
 	globals  codegen.Globals
@@ -141,7 +145,7 @@ func Run(out *codegen.Output, opts *Options) (code int, err error) {
 	if err != nil {
 		return 1, err
 	}
-	r := &run{out: out, opts: opts, progs: map[string]*ebpf.Program{},
+	r := &run{out: out, opts: opts, progs: map[string]*ebpf.Program{}, btfCache: btf.NewCache(),
 		dec: &decoder{ksyms: &symbol.Kernel{}, usyms: &symbol.User{}, boot: boot, maxStrlen: out.MaxStrlen,
 			trailer: out.StrTruncTrailer, defaultStack: out.StackMode, syms: newUserSymbols(out)},
 		formats: map[int]*output.Format{}}
@@ -335,8 +339,25 @@ func (r *run) loadProgram(p *codegen.Program) (*ebpf.Program, int, error) {
 	if r.opts.Verbose {
 		popts.LogLevel = ebpf.LogLevelStats
 	}
-	prog, err := ebpf.NewProgramWithOptions(spec, popts)
-	return prog, len(spec.Instructions), err
+	if spec.AttachTo == "" {
+		prog, err := ebpf.NewProgramWithOptions(spec, popts)
+		return prog, len(spec.Instructions), err
+	}
+	// A program bound to a kernel function at load (fentry, fexit)
+	// finds it in the kernel's BTF. Alone, each load would parse all of
+	// vmlinux's BTF again, a second a program in an emulated guest; a
+	// collection of one program shares the parsed types with the others.
+	coll, err := ebpf.NewCollectionWithOptions(&ebpf.CollectionSpec{Programs: map[string]*ebpf.ProgramSpec{p.Name: spec}},
+		ebpf.CollectionOptions{Programs: popts, Cache: r.btfCache})
+	if err != nil {
+		// The collection names the program; loadError does too.
+		if inner := errors.Unwrap(err); inner != nil && strings.HasPrefix(err.Error(), "program "+p.Name+": ") {
+			err = inner
+		}
+		return nil, len(spec.Instructions), err
+	}
+	defer coll.Close()
+	return coll.DetachProgram(p.Name), len(spec.Instructions), nil
 }
 
 // forEach calls f(0) to f(n-1) on as many goroutines as there are CPUs.
