@@ -1,6 +1,7 @@
 package class
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -111,18 +112,21 @@ func optionError(option, text string, start, end int, msg string) error {
 	return &compiler.Error{File: token.NewFile(option, []byte(text)), Diags: l}
 }
 
-// Locate moves an error that the compiler found in the part of the
-// script copied from an option into that option's text; other errors
-// come back as they are.
+// Locate moves an error that the compiler or the runtime found in the
+// part of the script copied from an option into that option's text.
+// Other errors in the script lose their place, which the user never
+// wrote: their message says which probe.
 func (s *Script) Locate(err error) error {
 	located, ok := err.(*compiler.Error)
 	if !ok {
 		return err
 	}
+	var msgs []string
 	for _, d := range located.Diags {
 		if d.Warning || d.File != nil {
 			continue
 		}
+		msgs = append(msgs, d.Msg)
 		for _, r := range s.regions {
 			start, end := int(d.Span.Start), int(d.Span.End)
 			if start < r.start || start >= r.end {
@@ -133,5 +137,8 @@ func (s *Script) Locate(err error) error {
 			return optionError(r.option, r.text, from, to, d.Msg)
 		}
 	}
-	return err
+	if len(msgs) == 0 {
+		return err
+	}
+	return errors.New(strings.Join(msgs, "\n"))
 }

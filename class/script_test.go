@@ -9,6 +9,8 @@ import (
 	"gtrace/compiler"
 	"gtrace/internal/testutils"
 	"gtrace/kernel"
+	"gtrace/lang/diag"
+	"gtrace/lang/token"
 )
 
 // testFuncs are bio functions of every role, at two argument positions.
@@ -159,5 +161,18 @@ bi_iter.bi_nosuch > 4096
 				t.Errorf("got\n%s\nwant\n%s", b.String(), tc.want)
 			}
 		})
+	}
+}
+
+// TestLocateElsewhere checks that an error in the generated program,
+// outside the options' text, comes back without its place in it.
+func TestLocateElsewhere(t *testing.T) {
+	s := Generate(testPlan(true))
+	var l diag.List
+	l.Add(token.Span{Start: 0, End: 6}, "fentry:submit_bio: refused")
+	l.Warn(token.Span{Start: 0, End: 6}, "a warning")
+	err := s.Locate(&compiler.Error{File: token.NewFile("class bio", []byte(s.Text)), Diags: l})
+	if _, located := err.(*compiler.Error); located || err.Error() != "fentry:submit_bio: refused" {
+		t.Errorf("Locate gave %#v", err)
 	}
 }

@@ -170,7 +170,7 @@ func classTrace(o *classOptions, stdout, stderr io.Writer) error {
 		}
 		defer child.Kill()
 	}
-	prog, _, err := class.Compile(plan, compiler.Options{})
+	prog, script, err := class.Compile(plan, compiler.Options{})
 	if err != nil {
 		return rendered(stderr, err)
 	}
@@ -207,7 +207,7 @@ func classTrace(o *classOptions, stdout, stderr io.Writer) error {
 	}
 	code, err := runtime.Run(prog.Output, ropts)
 	if err != nil {
-		return rendered(stderr, prog.Locate(err))
+		return rendered(stderr, script.Locate(prog.Locate(err)))
 	}
 	recording := rec.Recording(plan.Struct, plan.Fields)
 	if out != nil {
