@@ -179,10 +179,9 @@ func (s *Script) entryBody(b *strings.Builder, p *Plan, role int, name string) {
 	}
 	var cond strings.Builder
 	s.filter(&cond, p, b.Len()+len(indent)+len("if ("))
-	switch {
-	case cond.Len() == 0:
+	if cond.Len() == 0 {
 		b.WriteString(indent + "@live[$a] = 1;\n" + indent + "$new = 1;\n")
-	default:
+	} else {
 		b.WriteString(indent + "if (" + cond.String() + ") {\n")
 		b.WriteString(indent + "\t@live[$a] = 1;\n" + indent + "\t$new = 1;\n")
 		if role == roleStart {

@@ -161,7 +161,10 @@ func classTrace(o *classOptions, stdout, stderr io.Writer) error {
 	}
 	plan, err := classPlan(o, funcs, stderr)
 	if err != nil {
-		return err
+		return rendered(stderr, err) // --fields and --filter point into their text
+	}
+	if len(plan.Funcs) == 0 {
+		return fmt.Errorf("none of the %d functions that take a struct %s can be traced by fentry (module functions, structs passed by value)", len(funcs), o.structName)
 	}
 	var child *runtime.Child
 	if o.command != "" {

@@ -66,3 +66,27 @@ func TestParseClassArgs(t *testing.T) {
 		}
 	}
 }
+
+// TestClassOptionErrors checks that gtrace class shows an error in
+// --fields or --filter in the option's text, before loading anything.
+func TestClassOptionErrors(t *testing.T) {
+	if _, err := os.Stat("/sys/kernel/btf/vmlinux"); err != nil {
+		testutils.Skip(t, "no kernel BTF")
+	}
+	if os.Geteuid() != 0 {
+		testutils.Skip(t, "gtrace class checks its privileges before its options' values")
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--fields", "bi_opf,a..b"}, "--fields:1:8-12: ERROR: \"a..b\" is not a member path, such as bi_iter.bi_size\nbi_opf,a..b\n       ~~~~\n"},
+		{[]string{"--filter", "x; y"}, "--filter:1:2-3: ERROR: ';' is not allowed in a predicate: it reads the object's members, and builtins such as pid or comm\nx; y\n ~\n"},
+	} {
+		var stdout, stderr bytes.Buffer
+		args := append([]string{"class", "bio", "--funcs", "submit_bio"}, tc.args...)
+		if code := run(args, &stdout, &stderr); code != 1 || stderr.String() != tc.want {
+			t.Errorf("%q: exit %d, stderr\n%s\nwant\n%s", args, code, stderr.String(), tc.want)
+		}
+	}
+}
