@@ -20,6 +20,7 @@ import (
 const classUsage = `USAGE:
     gtrace class STRUCT [OPTIONS]
     gtrace class STRUCT --list
+    gtrace class --serve ADDR FILE
 
 Traces every kernel function that takes a pointer to struct STRUCT (or to
 a struct that begins with one) in one of its first five parameters, and
@@ -48,6 +49,8 @@ OPTIONS:
     -d, --duration SECS  trace for SECS seconds (or a Go duration: 500ms)
     -v                   say how the functions were attached, and how long
                          it took
+    --serve ADDR         trace nothing: serve FILE, saved by -o, as a web
+                         page at ADDR (HOST:PORT) until Ctrl-C
 
 Later calls of a live object are recorded whatever thread or CPU they run
 on; the filters only decide where a life may start.
@@ -59,9 +62,11 @@ type classOptions struct {
 	list, fentry, verbose         bool
 	fields, filter, comm, outFile string
 	funcs, start, end             string
-	pid, cpu                      int
-	command                       string
-	duration                      time.Duration
+	// serve is the address to serve the recording in file at.
+	serve, file string
+	pid, cpu    int
+	command     string
+	duration    time.Duration
 }
 
 // classCmd runs `gtrace class ...`.
@@ -74,6 +79,9 @@ func classCmd(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "ERROR: %v\n\n%s", err, classUsage)
 		return 1
+	}
+	if o.serve != "" {
+		return serveRecording(o.serve, o.file, stdout, stderr)
 	}
 	if err := classTrace(o, stdout, stderr); err != nil {
 		if ec, ok := err.(exitCode); ok {
@@ -100,6 +108,7 @@ func parseClassArgs(args []string) (*classOptions, error) {
 	fs.StringVar(&o.start, "start", "", "")
 	fs.StringVar(&o.end, "end", "", "")
 	fs.StringVar(&o.command, "c", "", "")
+	fs.StringVar(&o.serve, "serve", "", "")
 	fs.IntVar(&o.pid, "p", 0, "")
 	fs.IntVar(&o.pid, "pid", 0, "")
 	fs.IntVar(&o.cpu, "cpu", -1, "")
@@ -113,6 +122,14 @@ func parseClassArgs(args []string) (*classOptions, error) {
 	operands, err := parseMixed(fs, args)
 	if err != nil {
 		return nil, err
+	}
+	if o.serve != "" {
+		// The operand is a saved recording, not a struct.
+		if len(operands) != 1 || fs.NFlag() != 1 {
+			return nil, errors.New("--serve serves a saved recording: gtrace class --serve ADDR FILE")
+		}
+		o.file = operands[0]
+		return o, nil
 	}
 	if len(operands) != 1 {
 		return nil, errors.New("gtrace class takes one struct's name")

@@ -60,7 +60,12 @@ func TestParseClassArgs(t *testing.T) {
 		o.outFile != "t.json" || len(splitList(o.funcs)) != 2 {
 		t.Errorf("parsed %+v", o)
 	}
-	for _, args := range [][]string{{}, {"bio", "sock"}, {"bio", "-d", "x"}, {"bio", "-d", "-1"}, {"bio", "--cpu", "-2"}, {"bio", "--nosuch"}} {
+	o, err = parseClassArgs([]string{"--serve", "127.0.0.1:0", "t.json"})
+	if err != nil || o.serve != "127.0.0.1:0" || o.file != "t.json" || o.structName != "" {
+		t.Errorf("--serve parsed %+v, %v", o, err)
+	}
+	for _, args := range [][]string{{}, {"bio", "sock"}, {"bio", "-d", "x"}, {"bio", "-d", "-1"}, {"bio", "--cpu", "-2"}, {"bio", "--nosuch"},
+		{"--serve", ":0"}, {"--serve", ":0", "--comm", "dd", "t.json"}, {"--serve", ":0", "a.json", "b.json"}} {
 		if _, err := parseClassArgs(args); err == nil {
 			t.Errorf("%q parsed", args)
 		}
