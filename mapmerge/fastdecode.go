@@ -54,8 +54,13 @@ func decodeFast(data []byte) (m *output.Map, ok bool) {
 		case "tseries_agg":
 			m.TSeriesAgg = s.str()
 		case "entries":
-			m.Entries = nil
+			// Counted first: growing the slice entry by entry would
+			// allocate several times its final size.
+			m.Entries = make([]output.Entry, 0, s.count())
 			s.array(func() { m.Entries = append(m.Entries, s.entry()) })
+			if len(m.Entries) == 0 {
+				m.Entries = nil
+			}
 		case "zero":
 			z := s.entry()
 			m.Zero = &z
@@ -171,6 +176,53 @@ func (s *scanner) array(elem func()) {
 			return
 		}
 		s.expect(',')
+	}
+}
+
+// count returns the number of elements of the array at the scanner,
+// and leaves the scanner where it was.
+func (s *scanner) count() int {
+	at := s.i
+	n := 0
+	s.array(func() {
+		s.skip()
+		n++
+	})
+	s.i = at
+	return n
+}
+
+// skip passes over a value without reading it: strings up to their
+// closing quote, objects and arrays up to their closing bracket, and
+// anything else up to the next delimiter. It checks no more than that:
+// the value is read properly afterwards.
+func (s *scanner) skip() {
+	s.space()
+	depth := 0
+	for s.ok && s.i < len(s.b) {
+		switch s.b[s.i] {
+		case '"':
+			for s.i++; s.i < len(s.b) && s.b[s.i] != '"'; s.i++ {
+				if s.b[s.i] == '\\' {
+					s.i++
+				}
+			}
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth == 0 {
+				return
+			}
+			depth--
+		case ',':
+			if depth == 0 {
+				return
+			}
+		}
+		s.i++
+	}
+	if depth > 0 {
+		s.ok = false
 	}
 }
 
