@@ -221,16 +221,21 @@ func readMessage(r *bufio.Reader, cnt *counts, add func(*output.Map) error) erro
 	if err != nil {
 		return err
 	}
-	var msg message
-	if err := json.Unmarshal(line, &msg); err != nil {
-		return err
-	}
-	if msg.Type != "map" {
+	// A map is sliced out of its line as the servers frame it: parsing
+	// the frame would read the whole map once more.
+	frame := []byte(`{"type":"map","data":`)
+	data, isMap := bytes.CutPrefix(line, frame)
+	data, framed := bytes.CutSuffix(data, []byte("}\n"))
+	if !isMap || !framed {
+		var msg message
+		if err := json.Unmarshal(line, &msg); err != nil {
+			return err
+		}
 		atomic.AddInt64(&cnt.lines, 1)
 		return nil
 	}
-	atomic.AddInt64(&cnt.wire, int64(len(msg.Data)))
-	m, err := Decode(msg.Data)
+	atomic.AddInt64(&cnt.wire, int64(len(data)))
+	m, err := Decode(data)
 	if err != nil {
 		return err
 	}
