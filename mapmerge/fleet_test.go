@@ -24,7 +24,7 @@ import (
 // The fleet simulation stands in for `kubectl gtrace run --all-nodes`
 // on a cluster: one loopback HTTP server per node plays the gtrace agent
 // behind the API server's pod proxy. It answers after a delay (the
-// proxy's and the agent's setup), streams a few lines of output, and
+// proxy's and gtrace agent's setup), streams a few lines of output, and
 // when the run stops sends its map. The plugin's side opens the
 // streams, at most concurrency at a time, holds them all open, and
 // decodes and merges each node's map as it comes.
