@@ -42,6 +42,9 @@ type Map struct {
 	LMin, LMax, LStep int64 // lhist(n, min, max, step)
 
 	Interval, Intervals uint64 // tseries(n, interval, intervals)
+	// TSeriesAgg is how tseries() combines an interval's values: "avg",
+	// "max", "min", "sum", or "" for the last one written.
+	TSeriesAgg string
 
 	// Source, when set, holds the entries instead of Entries.
 	Source Source

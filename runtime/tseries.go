@@ -20,7 +20,7 @@ import (
 // raw keys, as bpftrace prints them.
 func (r *run) readTSeries(l *codegen.MapLayout, om *output.Map) (*output.Map, error) {
 	ts := l.Value.TSeries
-	om.Interval, om.Intervals = ts.Interval, ts.Intervals
+	om.Interval, om.Intervals, om.TSeriesAgg = ts.Interval, ts.Intervals, ts.Agg
 	m := r.coll.Maps[l.BPFName]
 	series := map[string][]output.Point{}
 	add := func(k, raw []byte) {
