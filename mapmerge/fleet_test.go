@@ -24,7 +24,7 @@ import (
 // The fleet simulation stands in for `kubectl gtrace run --all-nodes`
 // on a cluster: one loopback HTTP server per node plays the gtrace agent
 // behind the API server's pod proxy. It answers after a delay (the
-// proxy's and the agent's setup), streams a few lines of output, and
+// proxy's and gtrace agent's setup), streams a few lines of output, and
 // when the run stops sends its map. The plugin's side opens the
 // streams, at most concurrency at a time, holds them all open, and
 // decodes and merges each node's map as it comes.
@@ -221,16 +221,21 @@ func readMessage(r *bufio.Reader, cnt *counts, add func(*output.Map) error) erro
 	if err != nil {
 		return err
 	}
-	var msg message
-	if err := json.Unmarshal(line, &msg); err != nil {
-		return err
-	}
-	if msg.Type != "map" {
+	// A map is sliced out of its line as the servers frame it: parsing
+	// the frame would read the whole map once more.
+	frame := []byte(`{"type":"map","data":`)
+	data, isMap := bytes.CutPrefix(line, frame)
+	data, framed := bytes.CutSuffix(data, []byte("}\n"))
+	if !isMap || !framed {
+		var msg message
+		if err := json.Unmarshal(line, &msg); err != nil {
+			return err
+		}
 		atomic.AddInt64(&cnt.lines, 1)
 		return nil
 	}
-	atomic.AddInt64(&cnt.wire, int64(len(msg.Data)))
-	m, err := Decode(msg.Data)
+	atomic.AddInt64(&cnt.wire, int64(len(data)))
+	m, err := Decode(data)
 	if err != nil {
 		return err
 	}

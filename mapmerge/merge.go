@@ -54,7 +54,10 @@ func (mg *Merger) Add(m *output.Map) error {
 		if err := mergeable(m); err != nil {
 			return err
 		}
-		mg.first = m
+		// Its parameters only: the caller may drop its entries.
+		first := *m
+		first.Entries, first.Source = nil, nil
+		mg.first = &first
 		mg.byKey = map[string]int{}
 	} else if err := compatible(mg.first, m); err != nil {
 		return err

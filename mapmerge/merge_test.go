@@ -234,6 +234,18 @@ func TestPerNode(t *testing.T) {
 		t.Errorf("key names %q", got.KeyNames)
 	}
 
+	exit := &output.Map{Name: "@n", Kind: output.Count, Entries: []output.Entry{{Value: output.Uint(3)}}}
+	unnamed := &output.Map{Name: "@n", Kind: output.Count, Entries: []output.Entry{{Key: key(output.Int(1)), Value: output.Uint(3)}}}
+	for _, tt := range []struct {
+		m    *output.Map
+		want []string
+	}{{exit, []string{"node"}}, {unnamed, nil}} {
+		got, err := PerNode([]string{"a"}, []*output.Map{tt.m})
+		if err != nil || !reflect.DeepEqual(got.KeyNames, tt.want) {
+			t.Errorf("key names %q, %v; want %q", got.KeyNames, err, tt.want)
+		}
+	}
+
 	if _, err := PerNode([]string{"a"}, []*output.Map{x1, x2}); err == nil {
 		t.Errorf("PerNode with too few names: no error")
 	}

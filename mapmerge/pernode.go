@@ -24,11 +24,7 @@ func PerNode(nodes []string, maps []*output.Map) (*output.Map, error) {
 		LMin: f.LMin, LMax: f.LMax, LStep: f.LStep,
 		Interval: f.Interval, Intervals: f.Intervals, TSeriesAgg: f.TSeriesAgg,
 	}
-	if f.KeyNames != nil || f.Zero != nil {
-		// A map without keys has a Zero and no key names: its only
-		// key part is now the node.
-		m.KeyNames = append([]string{"node"}, f.KeyNames...)
-	}
+	keyless := true
 	for i, nm := range maps {
 		if err := compatible(f, nm); err != nil {
 			return nil, err
@@ -36,9 +32,15 @@ func PerNode(nodes []string, maps []*output.Map) (*output.Map, error) {
 		src := source(nm)
 		for j := range src.Len() {
 			e := src.Entry(j, true)
+			keyless = keyless && len(e.Key) == 0
 			e.Key = append([]output.Value{output.Str(nodes[i])}, e.Key...)
 			m.Entries = append(m.Entries, e)
 		}
+	}
+	if f.KeyNames != nil || keyless {
+		// Key names stay unknown (nil) if they were, unless the node
+		// is the only key part.
+		m.KeyNames = append([]string{"node"}, f.KeyNames...)
 	}
 	return m, nil
 }

@@ -125,6 +125,15 @@ func encodeEntry(e output.Entry) wireEntry {
 
 // Decode reads a map that Encode wrote.
 func Decode(data []byte) (*output.Map, error) {
+	if m, ok := decodeFast(data); ok {
+		return m, nil
+	}
+	return decodeJSON(data)
+}
+
+// decodeJSON reads a map with encoding/json: any form of the wire
+// format, and the reference for decodeFast.
+func decodeJSON(data []byte) (*output.Map, error) {
 	var w wireMap
 	if err := json.Unmarshal(data, &w); err != nil {
 		return nil, fmt.Errorf("decode map: %w", err)

@@ -1,11 +1,12 @@
 package metrics
 
 import (
-	"bufio"
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
-	"io"
-	"os"
+	"net"
+	"net/http"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -14,22 +15,59 @@ import (
 	"gtrace/runtime"
 )
 
+// Listen listens on addr, HOST:PORT as net.Listen takes it: an IP
+// address ([IPv6]:PORT), a host name, or an empty host for every
+// address. Port 0 picks a free port, which the listener's Addr tells.
+func Listen(addr string) (net.Listener, error) {
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		// net's "listen tcp" names the address only when it resolved;
+		// say which one was asked for, always.
+		var opErr *net.OpError
+		if errors.As(err, &opErr) {
+			err = opErr.Err
+		}
+		return nil, fmt.Errorf("listen on %s: %w", addr, err)
+	}
+	return l, nil
+}
+
 // Server answers GET /metrics with the exposition of a running script's
-// maps. It speaks just enough HTTP/1.1 for a scraper, one request per
-// connection, on sockets of its own (listen.go): net/http would add a
-// megabyte to the resident memory of every gtrace run, serving or not,
-// and even the net package makes the binary, which every run loads,
-// larger (docs/design.md, "serve and /metrics").
+// maps, with net/http: the binary has it anyway, for the web view and
+// the cluster mode's HTTPS (docs/design.md, "serve and /metrics").
 type Server struct {
 	exporter *Exporter
 	read     atomic.Pointer[func() (*runtime.Snapshot, error)]
+	http     *http.Server
 }
+
+// Timeouts of a scrape. A scrape reads every map, so the answer may take
+// a while to make; Prometheus itself gives up after 10 s by default.
+const (
+	readHeaderTimeout = 10 * time.Second
+	writeTimeout      = 30 * time.Second
+	// idleTimeout keeps a scraper's connection open from one scrape
+	// to the next at the usual intervals (Prometheus' default is 1 m).
+	idleTimeout = 2 * time.Minute
+	// shutdownTimeout bounds the wait for scrapes still being answered
+	// when the script ends: they answer 503 at once by then.
+	shutdownTimeout = 2 * time.Second
+)
 
 // NewServer returns a server of exporter's expositions. Until SetReader
 // is called, and once the reader says tracing has ended, /metrics
 // answers 503 Service Unavailable.
 func NewServer(exporter *Exporter) *Server {
-	return &Server{exporter: exporter}
+	s := &Server{exporter: exporter}
+	s.http = &http.Server{
+		Handler:           s,
+		ReadHeaderTimeout: readHeaderTimeout,
+		ReadTimeout:       readHeaderTimeout,
+		WriteTimeout:      writeTimeout,
+		IdleTimeout:       idleTimeout,
+		MaxHeaderBytes:    64 << 10,
+	}
+	return s
 }
 
 // SetReader sets the function that reads a snapshot of the maps:
@@ -38,113 +76,55 @@ func (s *Server) SetReader(read func() (*runtime.Snapshot, error)) {
 	s.read.Store(&read)
 }
 
-// Serve answers the connections l accepts until l is closed.
-func (s *Server) Serve(l *Listener) error {
-	for {
-		conn, err := l.Accept()
-		if err != nil {
-			return err
-		}
-		go s.answer(conn)
+// Serve answers the connections l accepts until Shutdown, and then
+// returns http.ErrServerClosed.
+func (s *Server) Serve(l net.Listener) error {
+	return s.http.Serve(l)
+}
+
+// Shutdown stops listening, waits up to shutdownTimeout for the scrapes
+// being answered, and closes every connection.
+func (s *Server) Shutdown() {
+	ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	if err := s.http.Shutdown(ctx); err != nil {
+		s.http.Close()
 	}
 }
 
-// requestTimeout bounds how long a client may take to send its request
-// and read the answer.
-const requestTimeout = 30 * time.Second
-
-// maxHeaderLines bounds the header lines of a request.
-const maxHeaderLines = 100
-
-// answer reads one request from conn, answers it and closes conn.
-func (s *Server) answer(conn *os.File) {
-	defer conn.Close()
-	conn.SetDeadline(time.Now().Add(requestTimeout))
-	method, target, accept, err := readRequest(bufio.NewReaderSize(conn, 4096))
-	if err != nil {
-		respond(conn, "400 Bad Request", "text/plain; charset=utf-8", []byte(err.Error()+"\n"), true)
+// ServeHTTP answers a request: the exposition for GET or HEAD of
+// /metrics, in the format the Accept header prefers.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path != "/metrics" {
+		http.Error(w, "gtrace serves /metrics", http.StatusNotFound)
 		return
 	}
-	status, contentType, body := s.page(method, target, accept)
-	respond(conn, status, contentType, body, method != "HEAD")
-}
-
-// page is the answer to a request: its status, content type and body.
-func (s *Server) page(method, target, accept string) (status, contentType string, body []byte) {
-	const plain = "text/plain; charset=utf-8"
-	if path, _, _ := strings.Cut(target, "?"); path != "/metrics" {
-		return "404 Not Found", plain, []byte("gtrace serves /metrics\n")
-	}
-	if method != "GET" && method != "HEAD" {
-		return "405 Method Not Allowed", plain, []byte("/metrics answers GET\n")
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		http.Error(w, "/metrics answers GET", http.StatusMethodNotAllowed)
+		return
 	}
 	read := s.read.Load()
 	if read == nil {
-		return "503 Service Unavailable", plain, []byte("the probes are not attached yet\n")
+		http.Error(w, "the probes are not attached yet", http.StatusServiceUnavailable)
+		return
 	}
 	snap, err := (*read)()
 	if err != nil {
-		return "503 Service Unavailable", plain, []byte(err.Error() + "\n")
+		http.Error(w, err.Error(), http.StatusServiceUnavailable)
+		return
 	}
-	format := Negotiate(accept)
+	format := Negotiate(r.Header.Get("Accept"))
+	// Written whole before the answer starts, so that a failure is a
+	// 500 rather than a cut exposition.
 	var b bytes.Buffer
 	if err := s.exporter.Write(&b, snap, format); err != nil {
-		return "500 Internal Server Error", plain, []byte(err.Error() + "\n")
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
 	}
-	return "200 OK", format.ContentType(), b.Bytes()
-}
-
-// readRequest reads a request's line and headers and returns its method,
-// target and Accept header. A request to /metrics has no body.
-func readRequest(r *bufio.Reader) (method, target, accept string, err error) {
-	line, err := readLine(r)
-	if err != nil {
-		return "", "", "", err
-	}
-	parts := strings.Fields(line)
-	if len(parts) != 3 || !strings.HasPrefix(parts[2], "HTTP/1.") {
-		return "", "", "", fmt.Errorf("malformed request line %q", line)
-	}
-	method, target = parts[0], parts[1]
-	for range maxHeaderLines {
-		line, err := readLine(r)
-		if err != nil {
-			return "", "", "", err
-		}
-		if line == "" {
-			return method, target, accept, nil
-		}
-		name, value, ok := strings.Cut(line, ":")
-		if ok && strings.EqualFold(strings.TrimSpace(name), "Accept") {
-			accept = strings.TrimSpace(value)
-		}
-	}
-	return "", "", "", fmt.Errorf("more than %d header lines", maxHeaderLines)
-}
-
-// readLine reads one line without its line end; a line longer than the
-// reader's buffer is an error.
-func readLine(r *bufio.Reader) (string, error) {
-	line, err := r.ReadSlice('\n')
-	if err == bufio.ErrBufferFull {
-		return "", fmt.Errorf("request line or header longer than %d bytes", r.Size())
-	}
-	if err != nil {
-		return "", fmt.Errorf("read request: %w", err)
-	}
-	return strings.TrimRight(string(line), "\r\n"), nil
-}
-
-// respond writes an answer and asks the client to close the connection.
-func respond(w io.Writer, status, contentType string, body []byte, withBody bool) {
-	head := "HTTP/1.1 " + status + "\r\n" +
-		"Content-Type: " + contentType + "\r\n" +
-		"Content-Length: " + strconv.Itoa(len(body)) + "\r\n" +
-		"Connection: close\r\n\r\n"
-	if !withBody {
-		body = nil
-	}
-	w.Write(append([]byte(head), body...))
+	w.Header().Set("Content-Type", format.ContentType())
+	w.Header().Set("Content-Length", strconv.Itoa(b.Len()))
+	w.Write(b.Bytes())
 }
 
 // Negotiate picks the format an Accept header prefers: OpenMetrics

@@ -1,18 +1,13 @@
 package metrics
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
-	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
-
-	"golang.org/x/sys/unix"
 
 	"gtrace/runtime"
 )
@@ -39,10 +34,22 @@ func TestNegotiate(t *testing.T) {
 	}
 }
 
-// TestServer sends raw requests to a server on loopback: /metrics in
-// each format, before and after tracing, and what else it refuses.
+// serverRequest is one request to the server and what its answer must
+// hold.
+type serverRequest struct {
+	method, path, accept string
+	status               int
+	contentType          string
+	// body is the whole body; or, where contains is set, the body has
+	// contains and not lacks.
+	body, contains, lacks string
+}
+
+// TestServer has a server on a loopback listener answer requests: to
+// /metrics before, while and after tracing, in each format, and to what
+// it refuses.
 func TestServer(t *testing.T) {
-	e, err := NewExporter(compile(t, `BEGIN { @c = count(); }`), 0, io.Discard)
+	e, err := NewExporter(compile(t, everyKind), 0, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,120 +58,120 @@ func TestServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { l.Close() })
-	go srv.Serve(l)
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(l) }()
+	t.Cleanup(srv.Shutdown)
+	base := "http://" + l.Addr().String()
 
-	get := func(request string) (status, contentType, body string) {
+	const (
+		om    = "application/openmetrics-text; version=1.0.0"
+		plain = "text/plain; charset=utf-8"
+	)
+	check := func(when string, tt serverRequest) {
 		t.Helper()
-		conn, err := net.Dial("tcp", l.Addr())
+		req, err := http.NewRequest(tt.method, base+tt.path, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer conn.Close()
-		fmt.Fprint(conn, request)
-		r := bufio.NewReader(conn)
-		line, _ := r.ReadString('\n')
-		status = strings.TrimSpace(strings.TrimPrefix(line, "HTTP/1.1 "))
-		for {
-			h, err := r.ReadString('\n')
-			if err != nil || h == "\r\n" {
-				break
-			}
-			if v, ok := strings.CutPrefix(h, "Content-Type: "); ok {
-				contentType = strings.TrimSpace(v)
-			}
+		if tt.accept != "" {
+			req.Header.Set("Accept", tt.accept)
 		}
-		b, _ := io.ReadAll(r)
-		return status, contentType, string(b)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatalf("%s: %s %s: %v", when, tt.method, tt.path, err)
+		}
+		b, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatalf("%s: %s %s: %v", when, tt.method, tt.path, err)
+		}
+		body := string(b)
+		ct := resp.Header.Get("Content-Type")
+		bodyOK := body == tt.body
+		if tt.contains != "" {
+			bodyOK = strings.Contains(body, tt.contains) && !strings.Contains(body, tt.lacks)
+		}
+		if resp.StatusCode != tt.status || ct != tt.contentType || !bodyOK {
+			t.Errorf("%s: %s %s (Accept %q): %d, %s:\n%s\nwant %d, %s, body %q, with %q, without %q",
+				when, tt.method, tt.path, tt.accept, resp.StatusCode, ct, body,
+				tt.status, tt.contentType, tt.body, tt.contains, tt.lacks)
+		}
 	}
 
-	const om = "GET /metrics HTTP/1.1\r\nHost: x\r\nAccept: application/openmetrics-text; version=1.0.0\r\n\r\n"
-	if status, _, _ := get(om); status != "503 Service Unavailable" {
-		t.Errorf("before tracing: %s, want 503", status)
-	}
+	check("before tracing", serverRequest{method: "GET", path: "/metrics", accept: om,
+		status: 503, contentType: plain, body: "the probes are not attached yet\n"})
 	var ended atomic.Bool
 	srv.SetReader(func() (*runtime.Snapshot, error) {
 		if ended.Load() {
 			return nil, runtime.ErrEnded
 		}
-		return &runtime.Snapshot{Maps: everyKindSnapshot.Maps[:0]}, nil
+		return everyKindSnapshot, nil
 	})
-	status, contentType, body := get(om)
-	if status != "200 OK" || contentType != OpenMetrics.ContentType() || !strings.HasSuffix(body, "# EOF\n") {
-		t.Errorf("OpenMetrics: %s, %s:\n%s", status, contentType, body)
-	}
-	status, contentType, body = get("GET /metrics?x=1 HTTP/1.0\r\n\r\n")
-	if status != "200 OK" || contentType != Text.ContentType() || strings.Contains(body, "# EOF") ||
-		!strings.Contains(body, "# TYPE gtrace_self_lost_events_total counter\n") {
-		t.Errorf("text: %s, %s:\n%s", status, contentType, body)
-	}
-	if status, _, body := get("HEAD /metrics HTTP/1.1\r\n\r\n"); status != "200 OK" || body != "" {
-		t.Errorf("HEAD: %s, body %q", status, body)
-	}
-	if status, _, _ := get("GET / HTTP/1.1\r\n\r\n"); status != "404 Not Found" {
-		t.Errorf("GET /: %s, want 404", status)
-	}
-	if status, _, _ := get("POST /metrics HTTP/1.1\r\n\r\n"); status != "405 Method Not Allowed" {
-		t.Errorf("POST: %s, want 405", status)
-	}
-	if status, _, _ := get("nonsense\r\n\r\n"); status != "400 Bad Request" {
-		t.Errorf("nonsense: %s, want 400", status)
-	}
-	if status, _, _ := get("GET /metrics HTTP/1.1\r\nX: " + string(bytes.Repeat([]byte("a"), 5000)) + "\r\n\r\n"); status != "400 Bad Request" {
-		t.Errorf("long header: %s, want 400", status)
+	for _, tt := range []serverRequest{
+		{method: "GET", path: "/metrics", accept: om, status: 200, contentType: OpenMetrics.ContentType(), body: everyKindOpenMetrics},
+		// What Prometheus sends.
+		{method: "GET", path: "/metrics", accept: "application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5,*/*;q=0.1",
+			status: 200, contentType: OpenMetrics.ContentType(), body: everyKindOpenMetrics},
+		{method: "GET", path: "/metrics?x=1", status: 200, contentType: Text.ContentType(),
+			contains: "# TYPE gtrace_bytes_total counter\n", lacks: "# EOF"},
+		{method: "GET", path: "/metrics", accept: "text/plain;version=0.0.4", status: 200, contentType: Text.ContentType(),
+			contains: "gtrace_sizes_count 5\n", lacks: "# EOF"},
+		{method: "HEAD", path: "/metrics", accept: om, status: 200, contentType: OpenMetrics.ContentType()},
+		{method: "GET", path: "/", status: 404, contentType: plain, body: "gtrace serves /metrics\n"},
+		{method: "GET", path: "/metrics/x", status: 404, contentType: plain, body: "gtrace serves /metrics\n"},
+		{method: "POST", path: "/metrics", status: 405, contentType: plain, body: "/metrics answers GET\n"},
+	} {
+		check("while tracing", tt)
 	}
 	ended.Store(true)
-	if status, _, body := get(om); status != "503 Service Unavailable" || body != "tracing has ended\n" {
-		t.Errorf("after tracing: %s, %q", status, body)
+	check("after tracing", serverRequest{method: "GET", path: "/metrics", accept: om,
+		status: 503, contentType: plain, body: "tracing has ended\n"})
+
+	// Shutdown ends Serve and closes the listener.
+	srv.Shutdown()
+	if err := <-served; !errors.Is(err, http.ErrServerClosed) {
+		t.Errorf("Serve after Shutdown: %v, want %v", err, http.ErrServerClosed)
+	}
+	if conn, err := net.Dial("tcp", l.Addr().String()); err == nil {
+		conn.Close()
+		t.Errorf("%s still accepts connections after Shutdown", l.Addr())
 	}
 }
 
 func TestListen(t *testing.T) {
-	for addr, want := range map[string]string{"127.0.0.1:0": "127.0.0.1", "localhost:0": "127.0.0.1", "[::1]:0": "::1"} {
-		l, err := Listen(addr)
-		if errors.Is(err, unix.EADDRNOTAVAIL) || errors.Is(err, unix.EAFNOSUPPORT) {
-			continue // no IPv6 loopback here
-		}
-		if err != nil {
-			t.Errorf("Listen(%q): %v", addr, err)
-			continue
-		}
-		// A client connects to the address Listen reports.
-		conn, err := net.Dial("tcp", l.Addr())
-		if err != nil {
-			t.Errorf("Listen(%q): connect to %s: %v", addr, l.Addr(), err)
-		} else {
-			conn.Close()
-		}
-		if host, _, _ := net.SplitHostPort(l.Addr()); host != want {
-			t.Errorf("Listen(%q) listens on %s, want %s", addr, l.Addr(), want)
-		}
-		l.Close()
-	}
-	for addr, want := range map[string]string{
-		"nonsense":       "missing port in address",
-		"example.com:80": `"example.com" is not an IP address (or localhost)`,
-		"127.0.0.1:http": `port "http" is not a number`,
-		"127.0.0.1:1e9":  `port "1e9" is not a number`,
-	} {
-		if _, err := Listen(addr); err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("Listen(%q): %v, want %q", addr, err, want)
-		}
-	}
-}
-
-// TestListenerClose checks that closing the listener ends a waiting
-// Serve.
-func TestListenerClose(t *testing.T) {
-	l, err := Listen("127.0.0.1:0")
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan error)
-	go func() { done <- NewServer(nil).Serve(l) }()
-	time.Sleep(10 * time.Millisecond) // let Serve wait in Accept
-	l.Close()
-	if err := <-done; err == nil {
-		t.Error("Serve returned no error after Close")
+	defer busy.Close()
+	for _, tt := range []struct {
+		addr, want string
+	}{
+		{"127.0.0.1:0", ""},
+		{"localhost:0", ""},
+		{"nonsense", "listen on nonsense: address nonsense: missing port in address"},
+		{"127.0.0.1:70000", "listen on 127.0.0.1:70000: address 70000: invalid port"},
+		{"127.0.0.1:1e9", "listen on 127.0.0.1:1e9: lookup tcp/1e9: unknown port"},
+		{busy.Addr().String(), "listen on " + busy.Addr().String() + ": bind: address already in use"},
+	} {
+		l, err := Listen(tt.addr)
+		if tt.want != "" {
+			if err == nil || err.Error() != tt.want {
+				t.Errorf("Listen(%q): %v, want %q", tt.addr, err, tt.want)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("Listen(%q): %v", tt.addr, err)
+			continue
+		}
+		// A client connects to the address the listener reports.
+		conn, err := net.Dial("tcp", l.Addr().String())
+		if err != nil {
+			t.Errorf("Listen(%q): connect to %s: %v", tt.addr, l.Addr(), err)
+		} else {
+			conn.Close()
+		}
+		l.Close()
 	}
 }

@@ -13,6 +13,11 @@
 // that a StackRecorder keeps for the flame graph and pprof files; see
 // docs/design.md, "Stack outputs".
 //
+// Values cross machines, from gtrace agent to the kubectl plugin, as
+// WireValue (EncodeValue, DecodeValue), which encoding/json carries
+// without loss; AppendValueKey identifies a value by type and contents,
+// to match the keys of maps from several machines (package mapmerge).
+//
 // # Histogram buckets
 //
 // Entry.Buckets[i] counts the values whose bucket index is i; trailing

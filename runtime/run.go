@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/btf"
 	"github.com/cilium/ebpf/link"
 	"github.com/cilium/ebpf/ringbuf"
 	"golang.org/x/sys/unix"
@@ -54,6 +55,9 @@ type Options struct {
 	// Cpid is the -c child's pid. As in bpftrace, its uprobes are not
 	// limited to it: a child's children run the same libraries.
 	Cpid int
+	// Timed, when set, receives how long loading and attaching took,
+	// once every probe is attached.
+	Timed func(Timings)
 	// Attached is called once every probe is attached, to let a -c
 	// child go; Wait, which returns when the child or the -p process
 	// has ended, ends tracing as exit() does when it returns.
@@ -88,9 +92,12 @@ type run struct {
 	opts  *Options
 	coll  *ebpf.Collection
 	progs map[string]*ebpf.Program
-	links []link.Link
-	dec   *decoder
-	rd    *ringbuf.Reader
+	// btfCache holds the kernel's parsed BTF for the programs that
+	// are bound to a function at load.
+	btfCache *btf.Cache
+	links    []link.Link
+	dec      *decoder
+	rd       *ringbuf.Reader
 
 	formats  map[int]*output.Format
 	globals  codegen.Globals
@@ -149,14 +156,16 @@ func Run(out *codegen.Output, opts *Options) (code int, err error) {
 	if err != nil {
 		return 1, err
 	}
-	r := &run{out: out, opts: opts, progs: map[string]*ebpf.Program{},
+	r := &run{out: out, opts: opts, progs: map[string]*ebpf.Program{}, btfCache: btf.NewCache(),
 		dec: &decoder{ksyms: &symbol.Kernel{}, usyms: &symbol.User{}, boot: boot, maxStrlen: out.MaxStrlen,
 			trailer: out.StrTruncTrailer, defaultStack: out.StackMode, syms: newUserSymbols(out)},
 		formats: map[int]*output.Format{}}
 	defer r.close()
+	loadStart := time.Now()
 	if err := r.load(); err != nil {
 		return 1, err
 	}
+	loaded := time.Since(loadStart)
 	if opts.DryRun {
 		return 0, nil
 	}
@@ -220,6 +229,9 @@ func Run(out *codegen.Output, opts *Options) (code int, err error) {
 	}
 	if opts.Verbose {
 		fmt.Fprintf(opts.Stderr, "attached %d links in %v\n", len(r.links)+r.kept, time.Since(attachStart).Round(time.Microsecond))
+	}
+	if opts.Timed != nil {
+		opts.Timed(Timings{Load: loaded, Attach: time.Since(attachStart), Links: len(r.links) + r.kept})
 	}
 	if !opts.Quiet {
 		opts.Printer.AttachedProbes(r.attachedCount())
@@ -341,8 +353,25 @@ func (r *run) loadProgram(p *codegen.Program) (*ebpf.Program, int, error) {
 	if r.opts.Verbose {
 		popts.LogLevel = ebpf.LogLevelStats
 	}
-	prog, err := ebpf.NewProgramWithOptions(spec, popts)
-	return prog, len(spec.Instructions), err
+	if spec.AttachTo == "" {
+		prog, err := ebpf.NewProgramWithOptions(spec, popts)
+		return prog, len(spec.Instructions), err
+	}
+	// A program bound to a kernel function at load (fentry, fexit)
+	// finds it in the kernel's BTF. Alone, each load would parse all of
+	// vmlinux's BTF again, a second a program in an emulated guest; a
+	// collection of one program shares the parsed types with the others.
+	coll, err := ebpf.NewCollectionWithOptions(&ebpf.CollectionSpec{Programs: map[string]*ebpf.ProgramSpec{p.Name: spec}},
+		ebpf.CollectionOptions{Programs: popts, Cache: r.btfCache})
+	if err != nil {
+		// The collection names the program; loadError does too.
+		if inner := errors.Unwrap(err); inner != nil && strings.HasPrefix(err.Error(), "program "+p.Name+": ") {
+			err = inner
+		}
+		return nil, len(spec.Instructions), err
+	}
+	defer coll.Close()
+	return coll.DetachProgram(p.Name), len(spec.Instructions), nil
 }
 
 // forEach calls f(0) to f(n-1) on as many goroutines as there are CPUs.
@@ -1077,4 +1106,13 @@ func printsUserSymbols(out *codegen.Output) bool {
 		}
 	}
 	return false
+}
+
+// Timings are how long a run took to start tracing.
+type Timings struct {
+	// Load is the maps' creation and the programs' loads, verifier
+	// included; Attach is attaching the programs.
+	Load, Attach time.Duration
+	// Links is the number of links attached.
+	Links int
 }

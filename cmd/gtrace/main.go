@@ -38,6 +38,7 @@ const usage = `USAGE:
     gtrace flow (-c CMD | -p PID) [--syscall NAME] [--graph] [FUNC_GLOB...]
     gtrace view --serve ADDR FILE   (a recording of class or flow, as a web page)
     gtrace serve --metrics ADDR [options] FILENAME  (gtrace serve -h)
+    gtrace class STRUCT [--list] [OPTIONS]   (gtrace class -h)
 
 OPTIONS:
     -e PROGRAM     the program to run
@@ -170,6 +171,7 @@ var subcommands = map[string]func(args []string, stdout, stderr io.Writer) int{
 	"view":  viewCmd,
 	"serve": serveCmd,
 	"flow":  flowCmd,
+	"class": classCmd,
 	"agent": agentCmd,
 }
 

@@ -27,9 +27,10 @@ costs come too: events lost, updates refused by full maps and, with
 --stats, each probe's runs and run time.
 
 OPTIONS:
-    --metrics ADDR  the address to listen on: IP:PORT ([IPv6]:PORT),
-                    localhost:PORT, or :PORT for every IPv4 address; port
-                    0 picks a free port (gtrace prints the address it took)
+    --metrics ADDR  the address to listen on, HOST:PORT: an IP address
+                    ([IPv6]:PORT), a host name, or :PORT for every
+                    address; port 0 picks a free port (gtrace prints the
+                    address it took)
     --metrics-max-series N
                     expose at most N keys of each map (default 10000): the
                     rest are counted by gtrace_self_map_series_dropped
@@ -67,13 +68,14 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "ERROR: --metrics: %v\n", err)
 		return 1
 	}
-	defer l.Close()
+	defer l.Close() // if the server never starts; Shutdown closes it otherwise
+	var srv *metrics.Server
 	opts.serve = func(prog *compiler.Program, ropts *runtime.Options) error {
 		exporter, err := metrics.NewExporter(prog, maxSeries, stderr)
 		if err != nil {
 			return err
 		}
-		srv := metrics.NewServer(exporter)
+		srv = metrics.NewServer(exporter)
 		go srv.Serve(l)
 		ropts.Snapshots = func(read func() (*runtime.Snapshot, error)) {
 			srv.SetReader(read)
@@ -82,7 +84,11 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 		return nil
 	}
 	symbol.DebugDirs = opts.debugDirs
-	if err := trace(opts, stdout, stderr); err != nil {
+	err = trace(opts, stdout, stderr)
+	if srv != nil {
+		srv.Shutdown()
+	}
+	if err != nil {
 		if ec, ok := err.(exitCode); ok {
 			return int(ec)
 		}

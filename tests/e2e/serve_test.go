@@ -264,7 +264,7 @@ func TestServeErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"serve", "-e", "BEGIN { exit(); }"}, "serve needs --metrics ADDR"},
-		{[]string{"serve", "--metrics", "nonsense", "-e", "BEGIN { exit(); }"}, "--metrics: address nonsense: missing port in address"},
+		{[]string{"serve", "--metrics", "nonsense", "-e", "BEGIN { exit(); }"}, "--metrics: listen on nonsense: address nonsense: missing port in address"},
 		{[]string{"serve", "--metrics", busy.Addr().String(), "-e", "BEGIN { exit(); }"}, "address already in use"},
 		{[]string{"serve", "--metrics", "127.0.0.1:0", "--metrics-max-series", "0", "-e", "BEGIN { exit(); }"}, `--metrics-max-series: "0" is not a positive number`},
 		{[]string{"serve", "--metrics", "127.0.0.1:0", "-l", "tracepoint:syscalls:*"}, "-l, --mode, --dry-run and --emit-elf do not apply"},

@@ -25,7 +25,10 @@ func Main(m *testing.M) {
 		os.Exit(1)
 	}
 	bin = filepath.Join(dir, "gtrace")
+	// Built as the README builds it: static, without cgo, which would
+	// link libc for the net package.
 	build := exec.Command("go", "build", "-o", bin, "gtrace/cmd/gtrace")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	build.Stdout, build.Stderr = os.Stdout, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "building gtrace:", err)
