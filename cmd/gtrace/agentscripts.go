@@ -61,31 +61,19 @@ func standingScripts(dir string) (string, error) {
 }
 
 // standingMetrics answers /metrics with the maps of the standing
-// program while it runs, and 503 before and after.
+// program, through the metrics server of gtrace serve once the program
+// is compiled, and 503 before.
 type standingMetrics struct {
-	exporter atomic.Pointer[metrics.Exporter]
-	read     atomic.Pointer[func() (*runtime.Snapshot, error)]
+	server atomic.Pointer[metrics.Server]
 }
 
 func (s *standingMetrics) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	exporter, read := s.exporter.Load(), s.read.Load()
-	if exporter == nil || read == nil {
+	server := s.server.Load()
+	if server == nil {
 		http.Error(w, "the standing scripts are not running yet", http.StatusServiceUnavailable)
 		return
 	}
-	snap, err := (*read)()
-	if err != nil {
-		http.Error(w, "the standing scripts: "+err.Error(), http.StatusServiceUnavailable)
-		return
-	}
-	format := metrics.Negotiate(r.Header.Get("Accept"))
-	var b strings.Builder
-	if err := exporter.Write(&b, snap, format); err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return
-	}
-	w.Header().Set("Content-Type", format.ContentType())
-	io.WriteString(w, b.String())
+	server.ServeHTTP(w, r)
 }
 
 // runStanding runs program until ctx ends, its output and diagnostics
@@ -97,8 +85,9 @@ func runStanding(ctx context.Context, program string, m *standingMetrics, stderr
 		if err != nil {
 			return err
 		}
-		m.exporter.Store(exporter)
-		ropts.Snapshots = func(read func() (*runtime.Snapshot, error)) { m.read.Store(&read) }
+		server := metrics.NewServer(exporter)
+		m.server.Store(server)
+		ropts.Snapshots = server.SetReader
 		ropts.Wait = func() { <-ctx.Done() }
 		return nil
 	}
