@@ -105,6 +105,11 @@ func runAgent(addr, node, kubeconfig, scripts string, stderr io.Writer) error {
 		Auth: &agent.Authorizer{Kube: client, Node: node},
 		Run:  runForAgent,
 	}
+	// /metrics is routed before the standing program has compiled.
+	exposition := &standingMetrics{}
+	if standing != "" {
+		srv.Metrics = exposition
+	}
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("--listen: %w", err)
@@ -114,10 +119,8 @@ func runAgent(addr, node, kubeconfig, scripts string, stderr io.Writer) error {
 	defer stop()
 	standingDone := make(chan error, 1)
 	if standing != "" {
-		m := &standingMetrics{}
-		srv.Metrics = m
 		go func() {
-			err := runStanding(ctx, standing, m, stderr)
+			err := runStanding(ctx, standing, exposition, stderr)
 			if err != nil {
 				stop() // the DaemonSet restarts the agent
 			}

@@ -73,7 +73,7 @@ func Build(ctx context.Context, log io.Writer) (string, error) {
 	}
 	defer os.RemoveAll(bin)
 	start := time.Now()
-	cmd := exec.CommandContext(ctx, "go", "install", "-trimpath", "-tags", "remove_all_sd,enable_kubernetes_sd",
+	cmd := exec.CommandContext(ctx, "go", "install", "-tags", "remove_all_sd,enable_kubernetes_sd",
 		"github.com/prometheus/prometheus/cmd/prometheus@"+Version)
 	cmd.Dir = bin
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=", "GOWORK=off", "GOBIN="+bin)

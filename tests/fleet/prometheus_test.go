@@ -165,6 +165,12 @@ func query(t *testing.T, api, q string, done func(string) bool) string {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	t.Fatalf("query %s: no answer as awaited within two minutes; last answer: %s", q, last)
+	targets := ""
+	if resp, err := http.Get(api + "/api/v1/targets"); err == nil {
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		targets = string(body)
+	}
+	t.Fatalf("query %s: no answer as awaited within two minutes; last answer: %s\ntargets: %s", q, last, targets)
 	return ""
 }
