@@ -2,6 +2,15 @@
 // DaemonSet runs on each node of a Kubernetes cluster to run scripts
 // for the cluster's users.
 //
+// Server is its HTTP API: POST /v1/run runs a script (RunRequest) with
+// a Runner, which cmd/gtrace provides, and streams the answer as lines
+// of JSON (Message): the lines the script prints, gtrace's messages,
+// then each map at the end in mapmerge's wire format, and the exit
+// code. POST /v1/stop ends a run of the same user as exit() would, so
+// that its maps still come; a run also ends at its deadline or when its
+// caller leaves. /readyz and /metrics need no token. One script runs at
+// a time.
+//
 // Authorizer guards the agent's HTTP API. A caller authenticates with a
 // Kubernetes bearer token, which the agent checks with a TokenReview;
 // then a SubjectAccessReview asks whether that user holds gtrace's
