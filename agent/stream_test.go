@@ -65,7 +65,7 @@ func TestStream(t *testing.T) {
 			t.Errorf("message %d: %s, want %s", i, desc, want[i])
 		}
 	}
-	decoded, err := mapmerge.Decode(got[6].Map)
+	decoded, err := mapmerge.Decode(got[5].Map)
 	if err != nil {
 		t.Fatal(err)
 	}
