@@ -115,7 +115,7 @@ func TestManifests(t *testing.T) {
 	if len(c.Ports) != 1 || c.Ports[0].ContainerPort != 9741 || !slices.Contains(c.Args, "--listen=:9741") {
 		t.Errorf("the agent's port: %+v, args %q", c.Ports, c.Args)
 	}
-	if p := c.ReadinessProbe; p == nil || p.HTTPGet == nil || p.HTTPGet.Path != "/readyz" || p.HTTPGet.Port.String() != c.Ports[0].Name {
+	if p := c.ReadinessProbe; p == nil || p.HTTPGet == nil || p.HTTPGet.Path != "/readyz" || p.HTTPGet.Scheme != corev1.URISchemeHTTPS || p.HTTPGet.Port.String() != c.Ports[0].Name {
 		t.Errorf("the agent's readiness probe: %+v", p)
 	}
 	mounts := map[string]string{}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -22,7 +23,8 @@ const agentUsage = `USAGE:
     gtrace agent --listen ADDR --node NAME [--scripts DIR] [--kubeconfig FILE]
 
 Runs gtrace's node agent, as the DaemonSet of deploy/ does on every node
-of a Kubernetes cluster. It serves on ADDR:
+of a Kubernetes cluster. It serves HTTPS on ADDR, with a certificate it
+makes at its start (the API server's pod proxy does not check it):
 
     POST /v1/run    run a script on this node until its deadline, its
                     exit() or the caller's leaving, streaming its output
@@ -110,10 +112,15 @@ func runAgent(addr, node, kubeconfig, scripts string, stderr io.Writer) error {
 	if standing != "" {
 		srv.Metrics = exposition
 	}
+	tlsConfig, err := agent.SelfSignedTLS(node)
+	if err != nil {
+		return err
+	}
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("--listen: %w", err)
 	}
+	l = tls.NewListener(l, tlsConfig)
 	httpServer := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
@@ -136,7 +143,7 @@ func runAgent(addr, node, kubeconfig, scripts string, stderr io.Writer) error {
 		httpServer.Shutdown(shutdown)
 		httpServer.Close()
 	}()
-	fmt.Fprintf(stderr, "gtrace agent for node %s listening on %s\n", node, l.Addr())
+	fmt.Fprintf(stderr, "gtrace agent for node %s listening on https://%s\n", node, l.Addr())
 	if err := httpServer.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}

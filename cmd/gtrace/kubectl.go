@@ -351,7 +351,7 @@ func findAgents(ctx context.Context, client *kube.Client, namespace string, node
 		if node == "" || p.Status.Phase != "Running" || !podReady(p) || nodes != nil && !nodes[node] {
 			continue
 		}
-		byNode[node] = nodeAgent{node: node, pod: kube.PodPort{Namespace: namespace, Name: p.Metadata.Name, Port: apiPort(p)}}
+		byNode[node] = nodeAgent{node: node, pod: kube.PodPort{Namespace: namespace, Name: p.Metadata.Name, Port: apiPort(p), HTTPS: true}}
 	}
 	var missing []string
 	for node := range nodes {

@@ -55,6 +55,10 @@ func TestPrometheusDiscovery(t *testing.T) {
   scrape_timeout: 1s
 scrape_configs:
   - job_name: gtrace-agents
+    # The agents serve HTTPS with certificates of their own.
+    scheme: https
+    tls_config:
+      insecure_skip_verify: true
     kubernetes_sd_configs:
       - role: pod
         api_server: %s
