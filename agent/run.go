@@ -66,7 +66,19 @@ type Server struct {
 	one  sync.Mutex
 	mu   sync.Mutex
 	runs map[string]*activeRun
+	// early holds the stops that came before their run, which a client
+	// sends when Ctrl-C comes as its run request is on its way: the run
+	// ends as soon as it starts. By run ID, with the user and the time.
+	early map[string]earlyStop
 }
+
+type earlyStop struct {
+	user string
+	at   time.Time
+}
+
+// earlyStopTTL is how long a stop waits for its run.
+const earlyStopTTL = time.Minute
 
 type activeRun struct {
 	user string
@@ -127,6 +139,10 @@ func (s *Server) serveRun(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		s.runs[req.ID] = &activeRun{user: user.Username, stop: cancel}
+		if e, ok := s.early[req.ID]; ok && e.user == user.Username {
+			delete(s.early, req.ID)
+			cancel()
+		}
 		s.mu.Unlock()
 		defer func() {
 			s.mu.Lock()
@@ -153,15 +169,30 @@ func (s *Server) serveStop(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "gtrace agent: bad request: "+err.Error(), http.StatusBadRequest)
 		return
 	}
+	if req.ID == "" {
+		http.Error(w, "gtrace agent: bad request: no id", http.StatusBadRequest)
+		return
+	}
 	user, _ := UserOf(r.Context())
 	s.mu.Lock()
 	run := s.runs[req.ID]
-	s.mu.Unlock()
 	// Another user's run is as good as missing.
 	if run == nil || run.user != user.Username {
-		http.Error(w, "gtrace agent: no run "+req.ID, http.StatusNotFound)
+		now := time.Now()
+		for id, e := range s.early {
+			if now.Sub(e.at) > earlyStopTTL {
+				delete(s.early, id)
+			}
+		}
+		if s.early == nil {
+			s.early = map[string]earlyStop{}
+		}
+		s.early[req.ID] = earlyStop{user: user.Username, at: now}
+		s.mu.Unlock()
+		fmt.Fprintln(w, "no such run yet: it stops as it starts")
 		return
 	}
+	s.mu.Unlock()
 	run.stop()
 	fmt.Fprintln(w, "stopping")
 }

@@ -18,6 +18,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -225,6 +226,7 @@ func fleetRun(ctx context.Context, o *kubectlOptions, stdout, stderr io.Writer) 
 	// their maps still come; the second cancels every request.
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	var stopping atomic.Bool // nodes not started yet are not started
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
 	defer signal.Stop(sigs)
@@ -234,6 +236,7 @@ func fleetRun(ctx context.Context, o *kubectlOptions, stdout, stderr io.Writer) 
 		case <-runCtx.Done():
 			return
 		}
+		stopping.Store(true)
 		stop, _ := json.Marshal(agent.StopRequest{ID: req.ID})
 		for _, a := range agents {
 			go func() {
@@ -260,6 +263,10 @@ func fleetRun(ctx context.Context, o *kubectlOptions, stdout, stderr io.Writer) 
 			defer wg.Done()
 			slots <- struct{}{}
 			defer func() { <-slots }()
+			if stopping.Load() {
+				results[i] = nodeResult{err: errors.New("not run: stopped before its turn (--parallel)")}
+				return
+			}
 			results[i] = runOnNode(runCtx, client, a, header, body, out)
 		}()
 	}
