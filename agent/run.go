@@ -156,7 +156,10 @@ func (s *Server) serveRun(w http.ResponseWriter, r *http.Request) {
 	out := newStream(w)
 	s.one.Lock()
 	code := 1
-	if ctx.Err() == nil {
+	// A caller that left while the run waited for its turn wants none;
+	// a run stopped or past its deadline still runs BEGIN and END, and
+	// prints its maps.
+	if r.Context().Err() == nil {
 		code = s.Run(ctx, &req, out)
 	}
 	s.one.Unlock()

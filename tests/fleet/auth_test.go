@@ -1,12 +1,18 @@
 package fleet
 
 import (
+	"bytes"
+	"context"
 	"crypto/tls"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
+
+	"gtrace/agent"
+	"gtrace/kube"
 )
 
 // TestAuthorization checks who may run what on the agents, by the RBAC
@@ -106,5 +112,66 @@ func TestAuthorization(t *testing.T) {
 				t.Errorf("got %s: %s, want %d with %q", resp.Status, body, tt.code, tt.body)
 			}
 		})
+	}
+}
+
+// TestStopBeforeRun sends a run's stop before the run itself, through
+// the pod proxy, as kubectl gtrace may when Ctrl-C comes while its run
+// request is on its way: the run ends as it starts, with its maps, and
+// another user's stop is no stop.
+func TestStopBeforeRun(t *testing.T) {
+	c := startCluster(t, 1, "")
+	client := func(kubeconfig string) *kube.Client {
+		cfg, err := kube.LoadKubeconfig([]string{kubeconfig}, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		client, err := kube.New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return client
+	}
+	tracer := client(c.user(t, "tracer", "gtrace-user"))
+	other := client(c.user(t, "other", "gtrace-user"))
+	pod := kube.PodPort{Namespace: agentNamespace, Name: "gtrace-agent-node-1", Port: agentPort, HTTPS: true}
+	post := func(client *kube.Client, path string, body any) *http.Response {
+		t.Helper()
+		token, err := client.BearerToken(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, _ := json.Marshal(body)
+		header := http.Header{agent.TokenHeader: {"Bearer " + token}}
+		resp, err := client.Proxy(context.Background(), pod, http.MethodPost, path, nil, header, bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("%s: %v", path, kube.ResponseError(resp))
+		}
+		return resp
+	}
+	run := func(client *kube.Client, id string, deadline float64) string {
+		t.Helper()
+		resp := post(client, "/v1/run", agent.RunRequest{ID: id, Deadline: deadline,
+			Program: `tracepoint:syscalls:sys_enter_getppid { @n = count(); } END { printf("ended\n"); }`})
+		defer resp.Body.Close()
+		out, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(out)
+	}
+	post(other, "/v1/stop", agent.StopRequest{ID: "early"}).Body.Close()
+	// Another user's stop does not end the run: its deadline does.
+	if out := run(tracer, "early", 1); !strings.Contains(out, `"text":"ended"`) || !strings.Contains(out, `"exit":0`) {
+		t.Errorf("the run after another user's stop:\n%s", out)
+	}
+	post(tracer, "/v1/stop", agent.StopRequest{ID: "early-2"}).Body.Close()
+	// The deadline of an hour would keep the test waiting: the stop
+	// ends the run.
+	if out := run(tracer, "early-2", 3600); !strings.Contains(out, `"text":"ended"`) || !strings.Contains(out, `{"type":"end","exit":0}`) {
+		t.Errorf("the run after its stop:\n%s", out)
 	}
 }
