@@ -132,7 +132,7 @@ func TestTSeriesFarBelowZero(t *testing.T) {
 	m := &Map{Name: "@f", Kind: TSeries, Interval: 1e9, Intervals: 2, Entries: []Entry{{Series: []Point{
 		{1, Int(-4e18)}, {2, Int(1)}}}}}
 	text := MapText(m, 0, 0)
-	if !strings.Contains(text, "-4000000000000000000") || !strings.Contains(text, "| 1\n") {
+	if !strings.Contains(text, "-4000000000000000000") || !strings.Contains(text, "* 1\n") {
 		t.Errorf("text:\n%s", text)
 	}
 }
