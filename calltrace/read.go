@@ -20,6 +20,12 @@ func ReadChrome(rd io.Reader) (*Recording, error) {
 	}
 	r := &Recording{Command: f.OtherData.Command, Struct: f.OtherData.Struct,
 		Fields: f.OtherData.Fields, Start: f.OtherData.StartNs}
+	if r.Start > math.MaxUint64-maxMicros*1000 {
+		return nil, fmt.Errorf("read trace: otherData.start_ns %d is too late for a recording", r.Start)
+	}
+	// A return at time 0 would read as one never seen (Call.Exit): a
+	// file that gives no start, which gtrace's always do, starts at 1 ns.
+	r.Start = max(r.Start, 1)
 	tracks := map[int]*Track{}
 	track := func(pid int) *Track {
 		t := tracks[pid]
@@ -57,7 +63,7 @@ func ReadChrome(rd io.Reader) (*Recording, error) {
 			b.Exit(track(e.Pid), e.Tid, e.Name, nanos(e.Ts, r.Start))
 		}
 	}
-	r.Start = f.OtherData.StartNs // Enter lowered it to the first entry
+	r.Start = max(f.OtherData.StartNs, 1) // Enter lowered it to the first entry
 	r.Tracks = r.Tracks[:0]
 	for _, t := range tracks {
 		r.Tracks = append(r.Tracks, t)
@@ -76,6 +82,10 @@ func intArg(v any) int {
 	f, _ := v.(float64)
 	return int(f)
 }
+
+// maxMicros bounds a file's times, in µs, so that they convert to ns
+// after the recording's start without overflow: a century.
+const maxMicros = 100 * 365 * 24 * 3600 * 1e6
 
 // Check verifies what the Chrome Trace Event format requires of a file
 // of duration events: every B has its E, with the same name, on the same
@@ -97,6 +107,9 @@ func check(f *chromeFile) error {
 		ts, err := e.Ts.Float64()
 		if err != nil {
 			return fmt.Errorf("event %d: ts %q: %w", i, e.Ts, err)
+		}
+		if ts < 0 || ts > maxMicros {
+			return fmt.Errorf("event %d: ts %s is not a time of a recording: from 0 to %g µs", i, e.Ts, float64(maxMicros))
 		}
 		switch e.Ph {
 		case "M":

@@ -145,6 +145,9 @@ func (m *Map) writeChart(b *strings.Builder, rows []interval) {
 	zero := 0
 	if lo.ok && distance(lo.value, Int(0)) < 0 && distance(Int(0), hi.value) < 0 {
 		zero = int(float32(chartWidth) * float32(distance(lo.value, Int(0))) / float32(distance(lo.value, hi.value)))
+		// float32 rounds a ratio just under 1 up to 1, past the
+		// right edge, where a value far below zero meets a small one.
+		zero = min(zero, chartWidth-1)
 	}
 	for _, r := range rows {
 		line := []byte("|" + strings.Repeat(" ", chartWidth-2) + "|")

@@ -1,6 +1,7 @@
 package output
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -122,5 +123,16 @@ hh:mm:ss.μs    |___________________________________________________|
 `
 	if got := MapText(m, 0, 0); got != want {
 		t.Errorf("text:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// TestTSeriesFarBelowZero draws a value far below zero beside a small
+// positive one: the zero mark stays inside the chart.
+func TestTSeriesFarBelowZero(t *testing.T) {
+	m := &Map{Name: "@f", Kind: TSeries, Interval: 1e9, Intervals: 2, Entries: []Entry{{Series: []Point{
+		{1, Int(-4e18)}, {2, Int(1)}}}}}
+	text := MapText(m, 0, 0)
+	if !strings.Contains(text, "-4000000000000000000") || !strings.Contains(text, "* 1\n") {
+		t.Errorf("text:\n%s", text)
 	}
 }

@@ -79,6 +79,11 @@ type Options struct {
 	// NoWarnings silences the program's warnings: warnf() and those of
 	// its operations, such as a division by zero.
 	NoWarnings bool
+	// KeepQueued handles, after a signal has stopped tracing, the events
+	// the probes sent before they were detached, instead of dropping
+	// them as bpftrace does: a recorder, such as gtrace class, wants
+	// every call up to its end.
+	KeepQueued bool
 	// Snapshots, if set, is called once the probes are attached with a
 	// function that reads the maps and the probes' costs while tracing
 	// (gtrace serve). That function may be called from any goroutine;
@@ -275,8 +280,14 @@ func Run(out *codegen.Output, opts *Options) (code int, err error) {
 	// After exit() or a signal, the events the probes sent meanwhile
 	// are dropped, as bpftrace ignores what it reads once exit() was
 	// handled: a later interval's prints, or its own exit().
-	if r.stopping.Load() || r.exit {
+	switch {
+	case r.exit || r.stopping.Load() && !r.opts.KeepQueued:
 		r.discardQueued()
+	case r.stopping.Load():
+		r.stopping.Store(false)
+		if err := r.drain(); err != nil {
+			return 1, err
+		}
 	}
 	// As in bpftrace, END's events are all that is left, and all run.
 	r.exit = false

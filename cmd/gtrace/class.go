@@ -209,7 +209,8 @@ func classTrace(o *classOptions, stdout, stderr io.Writer) error {
 	attached := func() {
 		fmt.Fprintf(stderr, "Tracing struct %s in %d functions... Hit Ctrl-C to end.\n", plan.Struct, len(plan.Funcs))
 	}
-	ropts := &runtime.Options{Printer: rec, Stderr: stderr, MissingProbes: "warn", Quiet: true, Attached: attached}
+	ropts := &runtime.Options{Printer: rec, Stderr: stderr, MissingProbes: "warn", Quiet: true, Attached: attached,
+		KeepQueued: true} // Ctrl-C ends a recording, not the calls it has yet to read
 	if o.verbose {
 		mechanism := "fentry/fexit"
 		if plan.Multi {

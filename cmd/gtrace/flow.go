@@ -217,6 +217,9 @@ func runFlow(o *flowOptions, stdout, stderr io.Writer) error {
 		Stderr:        stderr,
 		MissingProbes: prog.Info.Config.MissingProbes,
 		Flush:         flushIdle,
+		// Ctrl-C on -p ends the recording, not the calls it has yet
+		// to read.
+		KeepQueued: true,
 	}
 	if child != nil {
 		ropts.Attached = child.Release
