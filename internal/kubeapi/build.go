@@ -10,8 +10,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
+
+	"gtrace/internal/gobuild"
 )
 
 // Version is the Kubernetes release whose kube-apiserver and kubectl the
@@ -60,17 +61,11 @@ func Build(ctx context.Context, log io.Writer) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Errorf("create the cache directory: %w", err)
-	}
-	lock, err := os.OpenFile(filepath.Join(dir, ".lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	unlock, err := gobuild.Lock(dir)
 	if err != nil {
-		return "", fmt.Errorf("open the build lock: %w", err)
+		return "", err
 	}
-	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-		return "", fmt.Errorf("take the build lock: %w", err)
-	}
+	defer unlock()
 	if Cached() {
 		return dir, nil
 	}

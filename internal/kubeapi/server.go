@@ -28,6 +28,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"gtrace/internal/gobuild"
 	"gtrace/internal/testutils"
 )
 
@@ -144,27 +145,7 @@ func binaries(t *testing.T) string {
 		dir, _ := CacheDir()
 		return dir
 	}
-	ahead := "build them first with go run ./internal/kubeapi/build"
-	ctx := context.Background()
-	if deadline, ok := t.Deadline(); ok {
-		if time.Until(deadline) < BuildBudget {
-			testutils.Skip(t, fmt.Sprintf("kube-apiserver and kubectl %s are not built, and the test has less than %s left to build them: %s", Version, BuildBudget, ahead))
-		}
-		// A build cut short leaves the test a minute to say so.
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithDeadline(ctx, deadline.Add(-time.Minute))
-		defer cancel()
-	}
-	t.Logf("building kube-apiserver and kubectl %s; go run ./internal/kubeapi/build does it ahead of the tests", Version)
-	var log bytes.Buffer
-	dir, err := Build(ctx, &log)
-	if ctx.Err() != nil {
-		testutils.Skip(t, fmt.Sprintf("building kube-apiserver and kubectl %s took longer than the test's timeout: %s", Version, ahead))
-	}
-	if err != nil {
-		t.Fatalf("%v\n%s", err, log.Bytes())
-	}
-	return dir
+	return gobuild.ForTest(t, fmt.Sprintf("kube-apiserver and kubectl %s", Version), "./internal/kubeapi/build", BuildBudget, Build)
 }
 
 // start runs name's binary with args, its output in DIR/NAME.log, and
