@@ -77,8 +77,8 @@ func Start(t *testing.T) *Server {
 		Kubectl:    filepath.Join(bin, "kubectl"),
 	}
 
-	etcdURL := "http://" + freeAddr(t)
-	peerURL := "http://" + freeAddr(t)
+	etcdURL := "http://" + testutils.FreeAddr(t)
+	peerURL := "http://" + testutils.FreeAddr(t)
 	etcdExited := start(t, dir, "etcd", etcdPath,
 		"--name=gtrace-test",
 		"--data-dir="+filepath.Join(dir, "etcd"),
@@ -95,7 +95,7 @@ func Start(t *testing.T) *Server {
 	if err := os.WriteFile(tokens, fmt.Appendf(nil, "%s,%s,%s,\"system:masters\"\n", s.AdminToken, Admin, Admin), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	addr := freeAddr(t)
+	addr := testutils.FreeAddr(t)
 	_, port, _ := net.SplitHostPort(addr)
 	s.URL = "https://" + addr
 	certDir := filepath.Join(dir, "certs")
@@ -158,33 +158,18 @@ func start(t testing.TB, dir, name, path string, args ...string) <-chan struct{}
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(path, args...)
-	cmd.Stdout, cmd.Stderr = log, log
-	// A test binary that dies takes the servers with it.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		log.Close()
-		t.Fatalf("start %s: %v", name, err)
-	}
-	exited := make(chan struct{})
-	go func() {
-		cmd.Wait()
-		log.Close()
-		close(exited)
-	}()
+	// Registered first, these run after StartProcess' stop.
 	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(10 * time.Second):
-			cmd.Process.Kill()
-			<-exited
-		}
+		log.Close()
 		if t.Failed() {
 			t.Logf("end of %s's log:\n%s", name, logTail(logPath))
 		}
 	})
-	return exited
+	cmd := exec.Command(path, args...)
+	cmd.Stdout, cmd.Stderr = log, log
+	// A test binary that dies takes the servers with it.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	return testutils.StartProcess(t, cmd, 10*time.Second)
 }
 
 // waitHTTP polls url, with token as bearer token if set, until it
@@ -228,18 +213,6 @@ func logTail(path string) string {
 	}
 	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
 	return strings.Join(lines[max(0, len(lines)-40):], "\n")
-}
-
-// freeAddr returns a loopback address with a port that was free a moment
-// ago.
-func freeAddr(t testing.TB) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
 }
 
 func randomHex(t testing.TB) string {
