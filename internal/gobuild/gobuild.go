@@ -14,22 +14,36 @@ import (
 	"gtrace/internal/testutils"
 )
 
-// Lock creates the cache directory dir and takes an exclusive lock on
-// its .lock file, which serializes builds by concurrent test binaries.
-// unlock releases it.
-func Lock(dir string) (unlock func(), err error) {
+// CacheDir is where the binaries of name at version go: the user's
+// cache directory ($XDG_CACHE_HOME or ~/.cache), under NAME/VERSION.
+func CacheDir(name, version string) (string, error) {
+	base, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("find the cache directory: %w", err)
+	}
+	return filepath.Join(base, name, version), nil
+}
+
+// LockCache creates CacheDir(name, version) and takes an exclusive lock
+// on its .lock file, which serializes builds by concurrent test
+// binaries. It returns the directory; unlock releases the lock.
+func LockCache(name, version string) (dir string, unlock func(), err error) {
+	dir, err = CacheDir(name, version)
+	if err != nil {
+		return "", nil, err
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("create the cache directory: %w", err)
+		return "", nil, fmt.Errorf("create the cache directory: %w", err)
 	}
 	lock, err := os.OpenFile(filepath.Join(dir, ".lock"), os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
-		return nil, fmt.Errorf("open the build lock: %w", err)
+		return "", nil, fmt.Errorf("open the build lock: %w", err)
 	}
 	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
 		lock.Close()
-		return nil, fmt.Errorf("take the build lock: %w", err)
+		return "", nil, fmt.Errorf("take the build lock: %w", err)
 	}
-	return func() { lock.Close() }, nil
+	return dir, func() { lock.Close() }, nil
 }
 
 // ForTest runs build for t and returns what it returns, what naming the

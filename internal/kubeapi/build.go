@@ -31,11 +31,7 @@ var Binaries = []string{"kube-apiserver", "kubectl"}
 // CacheDir is where Build puts the binaries of Version: the user's cache
 // directory ($XDG_CACHE_HOME or ~/.cache), under gtrace-kube/VERSION.
 func CacheDir() (string, error) {
-	base, err := os.UserCacheDir()
-	if err != nil {
-		return "", fmt.Errorf("find the cache directory: %w", err)
-	}
-	return filepath.Join(base, "gtrace-kube", Version), nil
+	return gobuild.CacheDir("gtrace-kube", Version)
 }
 
 // Cached reports whether every binary is in CacheDir.
@@ -57,11 +53,7 @@ func Cached() bool {
 // log. A lock file serializes builds by concurrent test binaries, and
 // each binary is renamed into place whole.
 func Build(ctx context.Context, log io.Writer) (string, error) {
-	dir, err := CacheDir()
-	if err != nil {
-		return "", err
-	}
-	unlock, err := gobuild.Lock(dir)
+	dir, unlock, err := gobuild.LockCache("gtrace-kube", Version)
 	if err != nil {
 		return "", err
 	}

@@ -24,11 +24,7 @@ const BuildBudget = 20 * time.Minute
 // CacheDir is where Build puts the binary: the user's cache directory,
 // under gtrace-prometheus/VERSION.
 func CacheDir() (string, error) {
-	base, err := os.UserCacheDir()
-	if err != nil {
-		return "", fmt.Errorf("find the cache directory: %w", err)
-	}
-	return filepath.Join(base, "gtrace-prometheus", Version), nil
+	return gobuild.CacheDir("gtrace-prometheus", Version)
 }
 
 // Path returns the path of the binary in CacheDir, and whether it is
@@ -47,11 +43,7 @@ func Path() (string, bool) {
 // path. The go command's output goes to log. A lock file serializes
 // concurrent builds, and the binary is renamed into place whole.
 func Build(ctx context.Context, log io.Writer) (string, error) {
-	dir, err := CacheDir()
-	if err != nil {
-		return "", err
-	}
-	unlock, err := gobuild.Lock(dir)
+	dir, unlock, err := gobuild.LockCache("gtrace-prometheus", Version)
 	if err != nil {
 		return "", err
 	}
