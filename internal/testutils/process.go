@@ -1,6 +1,7 @@
 package testutils
 
 import (
+	"io"
 	"net"
 	"os/exec"
 	"syscall"
@@ -43,4 +44,23 @@ func StartProcess(tb testing.TB, cmd *exec.Cmd, grace time.Duration) <-chan stru
 		}
 	})
 	return exited
+}
+
+// StartHeld starts cmd with a pipe to its standard input, which the
+// test writes or closes to release it, and kills it when tb ends, even
+// after a failure.
+func StartHeld(tb testing.TB, cmd *exec.Cmd) (release io.WriteCloser) {
+	tb.Helper()
+	release, err := cmd.StdinPipe()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	return release
 }

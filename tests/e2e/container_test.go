@@ -74,17 +74,7 @@ func startWorkload(t *testing.T, file, cgroup string, unshare ...string) *worklo
 		args = append(append([]string{"unshare"}, unshare...), args...)
 	}
 	cmd := exec.Command(args[0], args[1:]...)
-	release, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-	})
+	release := testutils.StartHeld(t, cmd)
 	w := &workload{pid: cmd.Process.Pid, release: release, cmd: cmd}
 	if len(unshare) > 0 {
 		w.pid = testutils.ChildOf(t, cmd.Process.Pid)

@@ -49,17 +49,7 @@ func TestRunPod(t *testing.T) {
 	const inside, blocks = 3, 4
 	shell := exec.Command("sh", "-c", fmt.Sprintf(
 		`read go; i=0; while [ $i -lt %d ]; do '%s' if=/dev/zero of=/dev/null bs=100 count=%d status=none; i=$((i+1)); done`, inside, dd, blocks))
-	release, err := shell.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := shell.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		shell.Process.Kill()
-		shell.Wait()
-	})
+	release := testutils.StartHeld(t, shell)
 	testutils.MoveToCgroup(t, scope, shell.Process.Pid)
 
 	program := `BEGIN { printf("container pid %d\n", $container_pid); }

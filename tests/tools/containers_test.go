@@ -35,21 +35,11 @@ func TestPidnss(t *testing.T) {
 	const nodename = "gtrace-box"
 	workload := exec.Command("unshare", "--uts", "--pid", "--fork", "sh", "-c",
 		"hostname "+nodename+"; echo ready; read go; i=0; while [ $i -lt 20 ]; do sleep 0.02; i=$((i+1)); done")
-	release, err := workload.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
 	out, err := workload.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := workload.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		workload.Process.Kill()
-		workload.Wait()
-	})
+	release := testutils.StartHeld(t, workload)
 	if l, err := bufio.NewReader(out).ReadString('\n'); l != "ready\n" {
 		t.Fatalf("the workload printed %q, %v", l, err)
 	}
