@@ -305,7 +305,7 @@ func TestRealPidNamespace(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	child := waitChild(t, cmd.Process.Pid)
+	child := testutils.ChildOf(t, cmd.Process.Pid)
 	link, err := os.Readlink("/proc/" + strconv.Itoa(child) + "/ns/pid")
 	if err != nil {
 		t.Fatal(err)
