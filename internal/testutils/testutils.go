@@ -4,6 +4,11 @@
 // silently untested. Opt-in tests, such as measurements, are an
 // exception: they skip unless asked for, under CI too; and so is what the
 // kernel has just been seen to refuse (SkipUnsupported).
+//
+// It also holds, one file per concern, what several packages' tests set
+// up and remove when they end: cgroups (cgroup.go), a network namespace
+// joined by a veth pair (netns.go), processes (process.go) and a real
+// Prometheus (prometheus.go).
 package testutils
 
 import (
