@@ -29,6 +29,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"gtrace/internal/gobuild"
+	"gtrace/internal/testnet"
 	"gtrace/internal/testutils"
 )
 
@@ -77,8 +78,8 @@ func Start(t *testing.T) *Server {
 		Kubectl:    filepath.Join(bin, "kubectl"),
 	}
 
-	etcdURL := "http://" + testutils.FreeAddr(t)
-	peerURL := "http://" + testutils.FreeAddr(t)
+	etcdURL := "http://" + testnet.FreeAddr(t)
+	peerURL := "http://" + testnet.FreeAddr(t)
 	etcdExited := start(t, dir, "etcd", etcdPath,
 		"--name=gtrace-test",
 		"--data-dir="+filepath.Join(dir, "etcd"),
@@ -95,7 +96,7 @@ func Start(t *testing.T) *Server {
 	if err := os.WriteFile(tokens, fmt.Appendf(nil, "%s,%s,%s,\"system:masters\"\n", s.AdminToken, Admin, Admin), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	addr := testutils.FreeAddr(t)
+	addr := testnet.FreeAddr(t)
 	_, port, _ := net.SplitHostPort(addr)
 	s.URL = "https://" + addr
 	certDir := filepath.Join(dir, "certs")

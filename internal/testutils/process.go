@@ -2,24 +2,11 @@ package testutils
 
 import (
 	"io"
-	"net"
 	"os/exec"
 	"syscall"
 	"testing"
 	"time"
 )
-
-// FreeAddr returns a loopback address with a port that was free a
-// moment ago.
-func FreeAddr(tb testing.TB) string {
-	tb.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
 
 // StartProcess starts cmd and stops it when tb ends, even after a
 // failure: SIGTERM, then SIGKILL if it has not exited within grace. The

@@ -7,8 +7,10 @@
 //
 // It also holds, one file per concern, what several packages' tests set
 // up and remove when they end: cgroups (cgroup.go), a network namespace
-// joined by a veth pair (netns.go), processes (process.go) and a real
-// Prometheus (prometheus.go).
+// joined by a veth pair (netns.go) and processes (process.go). It
+// imports no net package: internal/vmtest runs the test binaries of its
+// users in guests, which a test binary linked dynamically cannot be
+// (the net package links it so); internal/testnet has what needs net.
 package testutils
 
 import (

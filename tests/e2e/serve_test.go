@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"gtrace/internal/testnet"
 	"gtrace/internal/testutils"
 	"gtrace/tests/internal/harness"
 )
@@ -172,7 +173,7 @@ scrape_configs:
     static_configs:
       - targets: ['%s']
 `, target)
-	return testutils.StartPrometheus(t, prometheus, dir, config)
+	return testnet.StartPrometheus(t, prometheus, dir, config)
 }
 
 // queryUntil asks Prometheus' API for an instant query until it has a
@@ -182,7 +183,7 @@ func queryUntil(t *testing.T, api, query string) string {
 	deadline := time.Now().Add(time.Minute)
 	var last string
 	for time.Now().Before(deadline) {
-		values, answer, err := testutils.PrometheusQuery(api, query)
+		values, answer, err := testnet.PrometheusQuery(api, query)
 		if err != nil {
 			last = err.Error()
 			time.Sleep(200 * time.Millisecond)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"gtrace/internal/kubeprom"
+	"gtrace/internal/testnet"
 	"gtrace/internal/testutils"
 )
 
@@ -44,7 +45,7 @@ func TestPrometheusDiscovery(t *testing.T) {
 	if err := os.WriteFile(tokenFile, []byte(c.api.CreateServiceAccount(t, agentNamespace, "prometheus")), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	api := testutils.StartPrometheus(t, prometheus, dir, fmt.Sprintf(`global:
+	api := testnet.StartPrometheus(t, prometheus, dir, fmt.Sprintf(`global:
   scrape_interval: 1s
   scrape_timeout: 1s
 scrape_configs:
@@ -100,7 +101,7 @@ func query(t *testing.T, api, q string, done func(string) bool) string {
 	deadline := time.Now().Add(2 * time.Minute)
 	var last string
 	for time.Now().Before(deadline) {
-		values, answer, err := testutils.PrometheusQuery(api, q)
+		values, answer, err := testnet.PrometheusQuery(api, q)
 		if err != nil {
 			last = err.Error()
 			time.Sleep(200 * time.Millisecond)

@@ -1,4 +1,4 @@
-package testutils
+package testnet
 
 import (
 	"encoding/json"
@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"gtrace/internal/testutils"
 )
 
 // StartPrometheus starts the Prometheus binary prometheus with config
@@ -28,14 +30,14 @@ func StartPrometheus(tb testing.TB, prometheus, dir, config string) string {
 	cmd := exec.Command(prometheus, "--config.file="+configFile, "--storage.tsdb.path="+filepath.Join(dir, "data"),
 		"--web.listen-address="+listen)
 	cmd.Stdout, cmd.Stderr = &logs, &logs
-	// Registered first, this runs after StartProcess' stop, when the
+	// Registered first, this runs after testutils.StartProcess' stop, when the
 	// output is complete.
 	tb.Cleanup(func() {
 		if tb.Failed() {
 			tb.Logf("prometheus:\n%s", logs.String())
 		}
 	})
-	StartProcess(tb, cmd, 20*time.Second)
+	testutils.StartProcess(tb, cmd, 20*time.Second)
 	return "http://" + listen
 }
 
