@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"runtime"
 	"strings"
 	"testing"
@@ -32,28 +31,12 @@ import (
 func podNetwork(t *testing.T) (string, string) {
 	t.Helper()
 	testutils.RequireRoot(t)
-	if _, err := exec.LookPath("ip"); err != nil {
-		testutils.Skip(t, "ip is not installed (Debian: iproute2)")
-	}
 	b := make([]byte, 2)
 	rand.Read(b)
 	name := fmt.Sprintf("gtk%02x%02x", b[0], b[1])
 	host := fmt.Sprintf("10.213.%d.%d", b[0], b[1]&^3+1)
 	pod := fmt.Sprintf("10.213.%d.%d", b[0], b[1]&^3+2)
-	run := func(args ...string) {
-		t.Helper()
-		if out, err := exec.Command("ip", args...).CombinedOutput(); err != nil {
-			t.Fatalf("ip %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-	}
-	run("netns", "add", name)
-	t.Cleanup(func() { exec.Command("ip", "netns", "del", name).Run() })
-	run("link", "add", name+"h", "type", "veth", "peer", "name", name+"p", "netns", name)
-	t.Cleanup(func() { exec.Command("ip", "link", "del", name+"h").Run() })
-	run("addr", "add", host+"/30", "dev", name+"h")
-	run("link", "set", name+"h", "up")
-	run("-n", name, "addr", "add", pod+"/30", "dev", name+"p")
-	run("-n", name, "link", "set", name+"p", "up")
+	testutils.NetnsVeth(t, name, host, pod)
 	return name, pod
 }
 

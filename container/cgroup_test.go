@@ -225,29 +225,6 @@ func realRoot(t *testing.T) string {
 	return root
 }
 
-// MakeCgroups makes the directories, relative to the v2 root, in order, and
-// removes them when the test ends, after moving their processes to the
-// root.
-func makeCgroups(t *testing.T, root string, dirs ...string) {
-	t.Helper()
-	for _, d := range dirs {
-		dir := filepath.Join(root, d)
-		if err := os.Mkdir(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() {
-			if b, err := os.ReadFile(filepath.Join(dir, "cgroup.procs")); err == nil {
-				for _, pid := range strings.Fields(string(b)) {
-					os.WriteFile(filepath.Join(root, "cgroup.procs"), []byte(pid), 0o644)
-				}
-			}
-			if err := os.Remove(dir); err != nil {
-				t.Errorf("removing cgroup: %v", err)
-			}
-		})
-	}
-}
-
 // A pod laid out by the systemd driver in the real hierarchy, with a
 // process in one container: the pod, its containers, their ids and
 // levels, and the first process.
@@ -255,7 +232,7 @@ func TestRealPod(t *testing.T) {
 	root := realRoot(t)
 	top := "gtrace-container-test-" + strconv.Itoa(os.Getpid())
 	pod := top + "/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod18640755_cc12_4557_b96e_0f74d5b44d1d.slice"
-	makeCgroups(t, root, top, top+"/kubepods.slice", top+"/kubepods.slice/kubepods-burstable.slice", pod,
+	testutils.MakeCgroups(t, root, top, top+"/kubepods.slice", top+"/kubepods.slice/kubepods-burstable.slice", pod,
 		pod+"/cri-containerd-aaaa1111.scope", pod+"/cri-containerd-bbbb2222.scope")
 
 	p, err := FindPod(root, uid)
@@ -294,9 +271,7 @@ func TestRealPod(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { sleeper.Process.Kill(); sleeper.Wait() })
-	if err := os.WriteFile(filepath.Join(c.Dir, "cgroup.procs"), []byte(strconv.Itoa(sleeper.Process.Pid)), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testutils.MoveToCgroup(t, c.Dir, sleeper.Process.Pid)
 	for _, cg := range []*Cgroup{c, p} {
 		if pid, err := cg.FirstPid(); err != nil || pid != sleeper.Process.Pid {
 			t.Errorf("FirstPid of %s = %d, %v; want %d", cg.Path, pid, err, sleeper.Process.Pid)
@@ -330,7 +305,7 @@ func TestRealPidNamespace(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	child := waitChild(t, cmd.Process.Pid)
+	child := testutils.ChildOf(t, cmd.Process.Pid)
 	link, err := os.Readlink("/proc/" + strconv.Itoa(child) + "/ns/pid")
 	if err != nil {
 		t.Fatal(err)
@@ -352,7 +327,7 @@ func TestRealPidNamespace(t *testing.T) {
 func TestLookupSubtreeMount(t *testing.T) {
 	root := realRoot(t)
 	sub := "gtrace-container-subtree-" + strconv.Itoa(os.Getpid())
-	makeCgroups(t, root, sub, sub+"/child")
+	testutils.MakeCgroups(t, root, sub, sub+"/child")
 	mnt := t.TempDir()
 	if err := unix.Mount(filepath.Join(root, sub), mnt, "", unix.MS_BIND, ""); err != nil {
 		t.Fatal(err)

@@ -10,8 +10,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
+
+	"gtrace/internal/gobuild"
 )
 
 // Version is the Kubernetes release whose kube-apiserver and kubectl the
@@ -30,11 +31,7 @@ var Binaries = []string{"kube-apiserver", "kubectl"}
 // CacheDir is where Build puts the binaries of Version: the user's cache
 // directory ($XDG_CACHE_HOME or ~/.cache), under gtrace-kube/VERSION.
 func CacheDir() (string, error) {
-	base, err := os.UserCacheDir()
-	if err != nil {
-		return "", fmt.Errorf("find the cache directory: %w", err)
-	}
-	return filepath.Join(base, "gtrace-kube", Version), nil
+	return gobuild.CacheDir("gtrace-kube", Version)
 }
 
 // Cached reports whether every binary is in CacheDir.
@@ -56,21 +53,11 @@ func Cached() bool {
 // log. A lock file serializes builds by concurrent test binaries, and
 // each binary is renamed into place whole.
 func Build(ctx context.Context, log io.Writer) (string, error) {
-	dir, err := CacheDir()
+	dir, unlock, err := gobuild.LockCache("gtrace-kube", Version)
 	if err != nil {
 		return "", err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Errorf("create the cache directory: %w", err)
-	}
-	lock, err := os.OpenFile(filepath.Join(dir, ".lock"), os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return "", fmt.Errorf("open the build lock: %w", err)
-	}
-	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-		return "", fmt.Errorf("take the build lock: %w", err)
-	}
+	defer unlock()
 	if Cached() {
 		return dir, nil
 	}

@@ -28,6 +28,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"gtrace/internal/gobuild"
+	"gtrace/internal/testnet"
 	"gtrace/internal/testutils"
 )
 
@@ -76,8 +78,8 @@ func Start(t *testing.T) *Server {
 		Kubectl:    filepath.Join(bin, "kubectl"),
 	}
 
-	etcdURL := "http://" + freeAddr(t)
-	peerURL := "http://" + freeAddr(t)
+	etcdURL := "http://" + testnet.FreeAddr(t)
+	peerURL := "http://" + testnet.FreeAddr(t)
 	etcdExited := start(t, dir, "etcd", etcdPath,
 		"--name=gtrace-test",
 		"--data-dir="+filepath.Join(dir, "etcd"),
@@ -94,7 +96,7 @@ func Start(t *testing.T) *Server {
 	if err := os.WriteFile(tokens, fmt.Appendf(nil, "%s,%s,%s,\"system:masters\"\n", s.AdminToken, Admin, Admin), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	addr := freeAddr(t)
+	addr := testnet.FreeAddr(t)
 	_, port, _ := net.SplitHostPort(addr)
 	s.URL = "https://" + addr
 	certDir := filepath.Join(dir, "certs")
@@ -144,27 +146,7 @@ func binaries(t *testing.T) string {
 		dir, _ := CacheDir()
 		return dir
 	}
-	ahead := "build them first with go run ./internal/kubeapi/build"
-	ctx := context.Background()
-	if deadline, ok := t.Deadline(); ok {
-		if time.Until(deadline) < BuildBudget {
-			testutils.Skip(t, fmt.Sprintf("kube-apiserver and kubectl %s are not built, and the test has less than %s left to build them: %s", Version, BuildBudget, ahead))
-		}
-		// A build cut short leaves the test a minute to say so.
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithDeadline(ctx, deadline.Add(-time.Minute))
-		defer cancel()
-	}
-	t.Logf("building kube-apiserver and kubectl %s; go run ./internal/kubeapi/build does it ahead of the tests", Version)
-	var log bytes.Buffer
-	dir, err := Build(ctx, &log)
-	if ctx.Err() != nil {
-		testutils.Skip(t, fmt.Sprintf("building kube-apiserver and kubectl %s took longer than the test's timeout: %s", Version, ahead))
-	}
-	if err != nil {
-		t.Fatalf("%v\n%s", err, log.Bytes())
-	}
-	return dir
+	return gobuild.ForTest(t, fmt.Sprintf("kube-apiserver and kubectl %s", Version), "./internal/kubeapi/build", BuildBudget, Build)
 }
 
 // start runs name's binary with args, its output in DIR/NAME.log, and
@@ -177,33 +159,18 @@ func start(t testing.TB, dir, name, path string, args ...string) <-chan struct{}
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(path, args...)
-	cmd.Stdout, cmd.Stderr = log, log
-	// A test binary that dies takes the servers with it.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		log.Close()
-		t.Fatalf("start %s: %v", name, err)
-	}
-	exited := make(chan struct{})
-	go func() {
-		cmd.Wait()
-		log.Close()
-		close(exited)
-	}()
+	// Registered first, these run after StartProcess' stop.
 	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(10 * time.Second):
-			cmd.Process.Kill()
-			<-exited
-		}
+		log.Close()
 		if t.Failed() {
 			t.Logf("end of %s's log:\n%s", name, logTail(logPath))
 		}
 	})
-	return exited
+	cmd := exec.Command(path, args...)
+	cmd.Stdout, cmd.Stderr = log, log
+	// A test binary that dies takes the servers with it.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	return testutils.StartProcess(t, cmd, 10*time.Second)
 }
 
 // waitHTTP polls url, with token as bearer token if set, until it
@@ -247,18 +214,6 @@ func logTail(path string) string {
 	}
 	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
 	return strings.Join(lines[max(0, len(lines)-40):], "\n")
-}
-
-// freeAddr returns a loopback address with a port that was free a moment
-// ago.
-func freeAddr(t testing.TB) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
 }
 
 func randomHex(t testing.TB) string {

@@ -1,18 +1,16 @@
 package kubeprom
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
-	"gtrace/internal/testutils"
+	"gtrace/internal/gobuild"
 )
 
 // Version is the version of the Go module of Prometheus that Build
@@ -26,11 +24,7 @@ const BuildBudget = 20 * time.Minute
 // CacheDir is where Build puts the binary: the user's cache directory,
 // under gtrace-prometheus/VERSION.
 func CacheDir() (string, error) {
-	base, err := os.UserCacheDir()
-	if err != nil {
-		return "", fmt.Errorf("find the cache directory: %w", err)
-	}
-	return filepath.Join(base, "gtrace-prometheus", Version), nil
+	return gobuild.CacheDir("gtrace-prometheus", Version)
 }
 
 // Path returns the path of the binary in CacheDir, and whether it is
@@ -49,21 +43,11 @@ func Path() (string, bool) {
 // path. The go command's output goes to log. A lock file serializes
 // concurrent builds, and the binary is renamed into place whole.
 func Build(ctx context.Context, log io.Writer) (string, error) {
-	dir, err := CacheDir()
+	dir, unlock, err := gobuild.LockCache("gtrace-prometheus", Version)
 	if err != nil {
 		return "", err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Errorf("create the cache directory: %w", err)
-	}
-	lock, err := os.OpenFile(filepath.Join(dir, ".lock"), os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return "", fmt.Errorf("open the build lock: %w", err)
-	}
-	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-		return "", fmt.Errorf("take the build lock: %w", err)
-	}
+	defer unlock()
 	if path, ok := Path(); ok {
 		return path, nil
 	}
@@ -96,24 +80,5 @@ func Binary(t *testing.T) string {
 	if path, ok := Path(); ok {
 		return path
 	}
-	ahead := "build it first with go run ./internal/kubeprom/build"
-	ctx := context.Background()
-	if deadline, ok := t.Deadline(); ok {
-		if time.Until(deadline) < BuildBudget {
-			testutils.Skip(t, fmt.Sprintf("Prometheus %s with Kubernetes discovery is not built, and the test has less than %s left to build it: %s", Version, BuildBudget, ahead))
-		}
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithDeadline(ctx, deadline.Add(-time.Minute))
-		defer cancel()
-	}
-	t.Logf("building Prometheus %s with Kubernetes discovery; go run ./internal/kubeprom/build does it ahead of the tests", Version)
-	var log bytes.Buffer
-	path, err := Build(ctx, &log)
-	if ctx.Err() != nil {
-		testutils.Skip(t, fmt.Sprintf("building Prometheus %s took longer than the test's timeout: %s", Version, ahead))
-	}
-	if err != nil {
-		t.Fatalf("%v\n%s", err, log.Bytes())
-	}
-	return path
+	return gobuild.ForTest(t, fmt.Sprintf("Prometheus %s with Kubernetes discovery", Version), "./internal/kubeprom/build", BuildBudget, Build)
 }

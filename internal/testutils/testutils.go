@@ -4,6 +4,13 @@
 // silently untested. Opt-in tests, such as measurements, are an
 // exception: they skip unless asked for, under CI too; and so is what the
 // kernel has just been seen to refuse (SkipUnsupported).
+//
+// It also holds, one file per concern, what several packages' tests set
+// up and remove when they end: cgroups (cgroup.go), a network namespace
+// joined by a veth pair (netns.go) and processes (process.go). It
+// imports no net package: internal/vmtest runs the test binaries of its
+// users in guests, which a test binary linked dynamically cannot be
+// (the net package links it so); internal/testnet has what needs net.
 package testutils
 
 import (

@@ -13,7 +13,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"gtrace/container"
 	"gtrace/internal/testutils"
@@ -43,30 +42,18 @@ func makePod(t *testing.T) *testPod {
 	if err != nil {
 		testutils.Skip(t, err.Error())
 	}
-	top := filepath.Join(root, fmt.Sprintf("gtrace-e2e-%d-%s", os.Getpid(), strings.ReplaceAll(t.Name(), "/", "-")))
+	top := fmt.Sprintf("gtrace-e2e-%d-%s", os.Getpid(), strings.ReplaceAll(t.Name(), "/", "-"))
 	pod := filepath.Join(top, "kubepods.slice", "kubepods-burstable.slice",
 		"kubepods-burstable-pod"+strings.ReplaceAll(podUID, "-", "_")+".slice")
-	p := &testPod{root: root, dir: pod, containers: [2]string{
+	containers := [2]string{
 		filepath.Join(pod, "cri-containerd-aaaa0123456789.scope"),
 		filepath.Join(pod, "cri-containerd-bbbb0123456789.scope"),
-	}}
-	dirs := []string{top, filepath.Dir(filepath.Dir(pod)), filepath.Dir(pod), pod, p.containers[0], p.containers[1]}
-	for _, dir := range dirs {
-		if err := os.Mkdir(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() {
-			if b, err := os.ReadFile(filepath.Join(dir, "cgroup.procs")); err == nil {
-				for _, pid := range strings.Fields(string(b)) {
-					os.WriteFile(filepath.Join(root, "cgroup.procs"), []byte(pid), 0o644)
-				}
-			}
-			if err := os.Remove(dir); err != nil {
-				t.Errorf("removing cgroup: %v", err)
-			}
-		})
 	}
-	return p
+	testutils.MakeCgroups(t, root, top, filepath.Dir(filepath.Dir(pod)), filepath.Dir(pod), pod, containers[0], containers[1])
+	return &testPod{root: root, dir: filepath.Join(root, pod), containers: [2]string{
+		filepath.Join(root, containers[0]),
+		filepath.Join(root, containers[1]),
+	}}
 }
 
 // workload is a shell that opens file opens times once released.
@@ -87,45 +74,15 @@ func startWorkload(t *testing.T, file, cgroup string, unshare ...string) *worklo
 		args = append(append([]string{"unshare"}, unshare...), args...)
 	}
 	cmd := exec.Command(args[0], args[1:]...)
-	release, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-	})
+	release := testutils.StartHeld(t, cmd)
 	w := &workload{pid: cmd.Process.Pid, release: release, cmd: cmd}
 	if len(unshare) > 0 {
-		w.pid = childOf(t, cmd.Process.Pid)
+		w.pid = testutils.ChildOf(t, cmd.Process.Pid)
 	}
 	if cgroup != "" {
-		if err := os.WriteFile(filepath.Join(cgroup, "cgroup.procs"), []byte(strconv.Itoa(w.pid)), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		testutils.MoveToCgroup(t, cgroup, w.pid)
 	}
 	return w
-}
-
-// childOf waits for the child that unshare --fork starts, and returns
-// its pid.
-func childOf(t *testing.T, pid int) int {
-	t.Helper()
-	path := fmt.Sprintf("/proc/%d/task/%d/children", pid, pid)
-	for range 1000 {
-		if b, err := os.ReadFile(path); err == nil {
-			if f := strings.Fields(string(b)); len(f) > 0 {
-				child, _ := strconv.Atoi(f[0])
-				return child
-			}
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	t.Fatalf("unshare (pid %d) started no child", pid)
-	return 0
 }
 
 // pidCountLine is a line of @[pid] = count().

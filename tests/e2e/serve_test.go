@@ -1,12 +1,10 @@
 package e2e
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"gtrace/internal/testnet"
 	"gtrace/internal/testutils"
 	"gtrace/tests/internal/harness"
 )
@@ -166,52 +165,15 @@ func copyDD(t *testing.T, dir string) string {
 // its HTTP API. It stops when the test ends.
 func startPrometheus(t *testing.T, prometheus, dir, target string) string {
 	t.Helper()
-	config := filepath.Join(dir, "prometheus.yml")
-	err := os.WriteFile(config, []byte(fmt.Sprintf(`global:
+	config := fmt.Sprintf(`global:
   scrape_interval: 1s
   scrape_timeout: 1s
 scrape_configs:
   - job_name: gtrace
     static_configs:
       - targets: ['%s']
-`, target)), 0o644)
-	if err != nil {
-		t.Fatal(err)
-	}
-	listen := freePort(t)
-	var logs strings.Builder
-	cmd := exec.Command(prometheus, "--config.file="+config, "--storage.tsdb.path="+filepath.Join(dir, "data"),
-		"--web.listen-address="+listen)
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(20 * time.Second):
-			cmd.Process.Kill()
-			<-done
-		}
-		if t.Failed() {
-			t.Logf("prometheus:\n%s", logs.String())
-		}
-	})
-	return "http://" + listen
-}
-
-// freePort returns a loopback address with a port free a moment ago.
-func freePort(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
+`, target)
+	return testnet.StartPrometheus(t, prometheus, dir, config)
 }
 
 // queryUntil asks Prometheus' API for an instant query until it has a
@@ -221,29 +183,18 @@ func queryUntil(t *testing.T, api, query string) string {
 	deadline := time.Now().Add(time.Minute)
 	var last string
 	for time.Now().Before(deadline) {
-		resp, err := http.Get(api + "/api/v1/query?query=" + url.QueryEscape(query))
+		values, answer, err := testnet.PrometheusQuery(api, query)
 		if err != nil {
 			last = err.Error()
 			time.Sleep(200 * time.Millisecond)
 			continue
 		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		last = string(body)
-		var answer struct {
-			Status string
-			Data   struct {
-				Result []struct {
-					Value [2]any
-				}
+		last = answer
+		if len(values) > 0 {
+			if len(values) != 1 {
+				t.Fatalf("query %s: %d series, want 1: %s", query, len(values), answer)
 			}
-		}
-		if err := json.Unmarshal(body, &answer); err == nil && answer.Status == "success" && len(answer.Data.Result) > 0 {
-			if len(answer.Data.Result) != 1 {
-				t.Fatalf("query %s: %d series, want 1: %s", query, len(answer.Data.Result), body)
-			}
-			v, _ := answer.Data.Result[0].Value[1].(string)
-			return v
+			return values[0]
 		}
 		time.Sleep(200 * time.Millisecond)
 	}

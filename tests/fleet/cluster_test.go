@@ -76,36 +76,14 @@ func startCluster(t *testing.T, n int, scripts string) *cluster {
 		node := simNode{name: fmt.Sprintf("node-%d", i)}
 		host := fmt.Sprintf("10.214.%d.%d", b[0], 4*i+1)
 		node.podIP = fmt.Sprintf("10.214.%d.%d", b[0], 4*i+2)
-		node.netns = podNetwork(t, fmt.Sprintf("gtf%02x%d", b[0], i), host, node.podIP)
+		node.netns = fmt.Sprintf("gtf%02x%d", b[0], i)
+		testutils.NetnsVeth(t, node.netns, host, node.podIP)
 		c.nodes = append(c.nodes, node)
 		c.startAgent(t, node, c.agentKubeconfig(t, host, agentToken), scripts)
 		c.createNode(t, node)
 		c.createAgentPod(t, node)
 	}
 	return c
-}
-
-// podNetwork makes the network namespace name, joined to the host's by
-// a veth pair, hostIP on the host's end and podIP in the namespace,
-// removed when t ends. The API server proxies only to addresses that
-// are not loopback, as a pod's are.
-func podNetwork(t *testing.T, name, hostIP, podIP string) string {
-	t.Helper()
-	run := func(args ...string) {
-		t.Helper()
-		if out, err := exec.Command("ip", args...).CombinedOutput(); err != nil {
-			t.Fatalf("ip %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-	}
-	run("netns", "add", name)
-	t.Cleanup(func() { exec.Command("ip", "netns", "del", name).Run() })
-	run("link", "add", name+"h", "type", "veth", "peer", "name", name+"p", "netns", name)
-	t.Cleanup(func() { exec.Command("ip", "link", "del", name+"h").Run() })
-	run("addr", "add", hostIP+"/30", "dev", name+"h")
-	run("link", "set", name+"h", "up")
-	run("-n", name, "addr", "add", podIP+"/30", "dev", name+"p")
-	run("-n", name, "link", "set", name+"p", "up")
-	return name
 }
 
 // agentKubeconfig writes the kubeconfig of the agents of the nodes whose

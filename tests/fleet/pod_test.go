@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -50,20 +49,8 @@ func TestRunPod(t *testing.T) {
 	const inside, blocks = 3, 4
 	shell := exec.Command("sh", "-c", fmt.Sprintf(
 		`read go; i=0; while [ $i -lt %d ]; do '%s' if=/dev/zero of=/dev/null bs=100 count=%d status=none; i=$((i+1)); done`, inside, dd, blocks))
-	release, err := shell.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := shell.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		shell.Process.Kill()
-		shell.Wait()
-	})
-	if err := os.WriteFile(filepath.Join(scope, "cgroup.procs"), []byte(strconv.Itoa(shell.Process.Pid)), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	release := testutils.StartHeld(t, shell)
+	testutils.MoveToCgroup(t, scope, shell.Process.Pid)
 
 	program := `BEGIN { printf("container pid %d\n", $container_pid); }
 	tracepoint:syscalls:sys_enter_read /comm == "` + workloadComm + `" && args.fd == 0/ { @reads = count(); }`
@@ -142,24 +129,10 @@ func makePodCgroup(t *testing.T, uid string) string {
 	if err != nil {
 		testutils.Skip(t, err.Error())
 	}
-	top := filepath.Join(root, fmt.Sprintf("gtrace-fleet-%d", os.Getpid()))
+	top := fmt.Sprintf("gtrace-fleet-%d", os.Getpid())
 	pod := filepath.Join(top, "kubepods.slice", "kubepods-burstable.slice",
 		"kubepods-burstable-pod"+strings.ReplaceAll(uid, "-", "_")+".slice")
 	scope := filepath.Join(pod, "cri-containerd-"+podContainerID+".scope")
-	for _, dir := range []string{top, filepath.Dir(filepath.Dir(pod)), filepath.Dir(pod), pod, scope} {
-		if err := os.Mkdir(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() {
-			if b, err := os.ReadFile(filepath.Join(dir, "cgroup.procs")); err == nil {
-				for _, pid := range strings.Fields(string(b)) {
-					os.WriteFile(filepath.Join(root, "cgroup.procs"), []byte(pid), 0o644)
-				}
-			}
-			if err := os.Remove(dir); err != nil {
-				t.Errorf("removing cgroup: %v", err)
-			}
-		})
-	}
-	return scope
+	testutils.MakeCgroups(t, root, top, filepath.Dir(filepath.Dir(pod)), filepath.Dir(pod), pod, scope)
+	return filepath.Join(root, scope)
 }

@@ -1,22 +1,17 @@
 package fleet
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"gtrace/internal/kubeprom"
+	"gtrace/internal/testnet"
 	"gtrace/internal/testutils"
 )
 
@@ -50,7 +45,7 @@ func TestPrometheusDiscovery(t *testing.T) {
 	if err := os.WriteFile(tokenFile, []byte(c.api.CreateServiceAccount(t, agentNamespace, "prometheus")), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	api := startPrometheus(t, prometheus, dir, fmt.Sprintf(`global:
+	api := testnet.StartPrometheus(t, prometheus, dir, fmt.Sprintf(`global:
   scrape_interval: 1s
   scrape_timeout: 1s
 scrape_configs:
@@ -99,45 +94,6 @@ scrape_configs:
 	}
 }
 
-// startPrometheus starts Prometheus with config on a free loopback
-// port, its data in dir, and returns the base address of its HTTP API.
-// It stops when the test ends.
-func startPrometheus(t *testing.T, prometheus, dir, config string) string {
-	t.Helper()
-	configFile := filepath.Join(dir, "prometheus.yml")
-	if err := os.WriteFile(configFile, []byte(config), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	listen := l.Addr().String()
-	l.Close()
-	var logs strings.Builder
-	cmd := exec.Command(prometheus, "--config.file="+configFile, "--storage.tsdb.path="+filepath.Join(dir, "data"),
-		"--web.listen-address="+listen)
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(20 * time.Second):
-			cmd.Process.Kill()
-			<-done
-		}
-		if t.Failed() {
-			t.Logf("prometheus:\n%s", logs.String())
-		}
-	})
-	return "http://" + listen
-}
-
 // query asks Prometheus' API for an instant query until the value of
 // its one sample satisfies done, two minutes at most, and returns it.
 func query(t *testing.T, api, q string, done func(string) bool) string {
@@ -145,27 +101,15 @@ func query(t *testing.T, api, q string, done func(string) bool) string {
 	deadline := time.Now().Add(2 * time.Minute)
 	var last string
 	for time.Now().Before(deadline) {
-		resp, err := http.Get(api + "/api/v1/query?query=" + url.QueryEscape(q))
+		values, answer, err := testnet.PrometheusQuery(api, q)
 		if err != nil {
 			last = err.Error()
 			time.Sleep(200 * time.Millisecond)
 			continue
 		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		last = string(body)
-		var answer struct {
-			Status string
-			Data   struct {
-				Result []struct {
-					Value [2]any
-				}
-			}
-		}
-		if err := json.Unmarshal(body, &answer); err == nil && answer.Status == "success" && len(answer.Data.Result) == 1 {
-			if v, _ := answer.Data.Result[0].Value[1].(string); done(v) {
-				return v
-			}
+		last = answer
+		if len(values) == 1 && done(values[0]) {
+			return values[0]
 		}
 		time.Sleep(200 * time.Millisecond)
 	}

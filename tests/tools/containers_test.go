@@ -30,45 +30,21 @@ func TestPidnss(t *testing.T) {
 	}
 	cgroup := fmt.Sprintf("/gtrace-pidnss-%d", os.Getpid())
 	dir := filepath.Join(root, cgroup)
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if b, err := os.ReadFile(filepath.Join(dir, "cgroup.procs")); err == nil {
-			for _, pid := range strings.Fields(string(b)) {
-				os.WriteFile(filepath.Join(root, "cgroup.procs"), []byte(pid), 0o644)
-			}
-		}
-		if err := os.Remove(dir); err != nil {
-			t.Errorf("removing cgroup: %v", err)
-		}
-	})
+	testutils.MakeCgroups(t, root, cgroup)
 
 	const nodename = "gtrace-box"
 	workload := exec.Command("unshare", "--uts", "--pid", "--fork", "sh", "-c",
 		"hostname "+nodename+"; echo ready; read go; i=0; while [ $i -lt 20 ]; do sleep 0.02; i=$((i+1)); done")
-	release, err := workload.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
 	out, err := workload.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := workload.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		workload.Process.Kill()
-		workload.Wait()
-	})
+	release := testutils.StartHeld(t, workload)
 	if l, err := bufio.NewReader(out).ReadString('\n'); l != "ready\n" {
 		t.Fatalf("the workload printed %q, %v", l, err)
 	}
-	shell := childOf(t, workload.Process.Pid)
-	if err := os.WriteFile(filepath.Join(dir, "cgroup.procs"), []byte(strconv.Itoa(shell)), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	shell := testutils.ChildOf(t, workload.Process.Pid)
+	testutils.MoveToCgroup(t, dir, shell)
 	link, err := os.Readlink(fmt.Sprintf("/proc/%d/ns/pid", shell))
 	if err != nil {
 		t.Fatal(err)
@@ -114,24 +90,6 @@ func TestPidnss(t *testing.T) {
 	}
 }
 
-// childOf waits for the child that unshare --fork starts, and returns
-// its pid.
-func childOf(t *testing.T, pid int) int {
-	t.Helper()
-	path := fmt.Sprintf("/proc/%d/task/%d/children", pid, pid)
-	for range 1000 {
-		if b, err := os.ReadFile(path); err == nil {
-			if f := strings.Fields(string(b)); len(f) > 0 {
-				child, _ := strconv.Atoi(f[0])
-				return child
-			}
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	t.Fatalf("unshare (pid %d) started no child", pid)
-	return 0
-}
-
 // TestToolContainerFilter runs opensnoop with --cgroup while two shells
 // open a file seven times each, one of them in the cgroup: the tool
 // prints the opens of that one alone. The shells wait on FIFOs until
@@ -144,20 +102,9 @@ func TestToolContainerFilter(t *testing.T) {
 	if err != nil {
 		testutils.Skip(t, err.Error())
 	}
-	dir := filepath.Join(root, fmt.Sprintf("gtrace-opensnoop-%d", os.Getpid()))
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if b, err := os.ReadFile(filepath.Join(dir, "cgroup.procs")); err == nil {
-			for _, pid := range strings.Fields(string(b)) {
-				os.WriteFile(filepath.Join(root, "cgroup.procs"), []byte(pid), 0o644)
-			}
-		}
-		if err := os.Remove(dir); err != nil {
-			t.Errorf("removing cgroup: %v", err)
-		}
-	})
+	cgroup := fmt.Sprintf("gtrace-opensnoop-%d", os.Getpid())
+	dir := filepath.Join(root, cgroup)
+	testutils.MakeCgroups(t, root, cgroup)
 	tmp := t.TempDir()
 	file := filepath.Join(tmp, "opened")
 	if err := os.WriteFile(file, nil, 0o644); err != nil {
@@ -181,9 +128,7 @@ func TestToolContainerFilter(t *testing.T) {
 		fmt.Fprintf(&release, "echo > '%s'\n", start)
 	}
 	inside := shells[0].Process.Pid
-	if err := os.WriteFile(filepath.Join(dir, "cgroup.procs"), []byte(strconv.Itoa(inside)), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testutils.MoveToCgroup(t, dir, inside)
 	script := filepath.Join(tmp, "release")
 	for i := range 2 {
 		fmt.Fprintf(&release, "read x < '%s'\n", filepath.Join(tmp, fmt.Sprintf("done%d", i)))
