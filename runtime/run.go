@@ -58,6 +58,11 @@ type Options struct {
 	// Timed, when set, receives how long loading and attaching took,
 	// once every probe is attached.
 	Timed func(Timings)
+	// Missed, when set, receives once the probes are stopped how many
+	// hits the kernel skipped: those their kprobes missed, and runs
+	// refused because another BPF program was running on the CPU, as a
+	// kprobe that fires in an interrupt of one is.
+	Missed func(n uint64)
 	// Attached is called once every probe is attached, to let a -c
 	// child go; Wait, which returns when the child or the -p process
 	// has ended, ends tracing as exit() does when it returns.
@@ -276,6 +281,9 @@ func Run(out *codegen.Output, opts *Options) (code int, err error) {
 	}
 	if opts.Stats {
 		r.stats = r.probeStats()
+	}
+	if opts.Missed != nil {
+		opts.Missed(r.missed())
 	}
 	// After exit() or a signal, the events the probes sent meanwhile
 	// are dropped, as bpftrace ignores what it reads once exit() was
@@ -902,6 +910,22 @@ func (r *run) kprobeMisses() map[string]uint64 {
 		}
 	}
 	return missed
+}
+
+// missed counts the hits the kernel skipped over every probe: those
+// their kprobes missed, and the runs it refused for recursion, which it
+// counts whether or not statistics are on.
+func (r *run) missed() uint64 {
+	var n uint64
+	for _, m := range r.kprobeMisses() {
+		n += m
+	}
+	for _, prog := range r.progs {
+		if st, err := prog.Stats(); err == nil {
+			n += st.RecursionMisses
+		}
+	}
+	return n
 }
 
 // probeStats reads each program's run count and run time, which the

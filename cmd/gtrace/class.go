@@ -221,6 +221,14 @@ func classTrace(o *classOptions, stdout, stderr io.Writer) error {
 				t.Links, t.Load.Round(time.Millisecond), t.Attach.Round(time.Millisecond))
 		}
 	}
+	// A kprobe that fires while another BPF program runs on its CPU,
+	// as in the interrupt that completes an I/O, is skipped: the
+	// recording lacks that call, and says so.
+	ropts.Missed = func(n uint64) {
+		if n > 0 {
+			fmt.Fprintf(stderr, "WARNING: the kernel skipped %d calls of the traced functions (a probe that fires while another BPF program runs on its CPU does not run); lives may lack them\n", n)
+		}
+	}
 	if child != nil {
 		ropts.Attached = func() { attached(); child.Release() }
 		ropts.Wait = child.Wait

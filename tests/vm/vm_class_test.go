@@ -92,7 +92,7 @@ func TestVMClass(t *testing.T) {
 			}
 			t.Logf("%s (emulated): %s functions by %s, %s links: load %s, attach %s", k.Name, m[1], m[2], m[3], m[4], m[5])
 			checkClassLinks(t, k.Name, m, sections.get(t, "links", 0).stdout)
-			checkClassLives(t, sections.get(t, "json", 0).stdout)
+			checkClassLives(t, sections.get(t, "json", 0).stdout, classSkipped(t, stderr))
 			if env["TEXT"] != "" {
 				checkClassText(t, sections.get(t, "text", 0).stdout)
 			}
@@ -125,10 +125,29 @@ func checkClassLinks(t *testing.T, kernel string, attached []string, links strin
 	}
 }
 
+// vmClassSkipped is gtrace class's warning of the calls the kernel
+// skipped.
+var vmClassSkipped = regexp.MustCompile(`WARNING: the kernel skipped (\d+) calls`)
+
+// classSkipped is how many calls gtrace class says the kernel skipped.
+func classSkipped(t *testing.T, stderr string) int {
+	m := vmClassSkipped.FindStringSubmatch(stderr)
+	if m == nil {
+		return 0
+	}
+	n, _ := strconv.Atoi(m[1])
+	t.Logf("the kernel skipped %d calls", n)
+	return n
+}
+
 // checkClassLives checks the recording: it follows the format's rules,
 // and has one life per I/O, each with submit_bio and a later bio_endio,
-// and the I/O's sector and size at submit_bio.
-func checkClassLives(t *testing.T, file string) {
+// and the I/O's sector and size at submit_bio. A kprobe that fires while
+// another BPF program runs on its CPU is skipped by the kernel, as in an
+// interrupt that completes an I/O during a probe, which emulation makes
+// likely: each call gtrace says was skipped may leave one life without
+// submit_bio or bio_endio, and no more.
+func checkClassLives(t *testing.T, file string, skipped int) {
 	t.Helper()
 	if err := calltrace.Check(strings.NewReader(file)); err != nil {
 		t.Fatalf("the recording breaks the Chrome Trace format's rules: %v", err)
@@ -152,6 +171,7 @@ func checkClassLives(t *testing.T, file string) {
 		t.Fatalf("the recording's fields are %v, want bi_iter.bi_sector and bi_iter.bi_size", rec.Fields)
 	}
 	got := map[string]bool{}
+	incomplete := 0
 	for _, track := range rec.Tracks {
 		var submit, endio *calltrace.Call
 		track.Walk(func(c *calltrace.Call, _ int) {
@@ -163,7 +183,10 @@ func checkClassLives(t *testing.T, file string) {
 			}
 		})
 		if submit == nil || endio == nil || endio.Entry < submit.Entry {
-			t.Errorf("%s: want submit_bio, then bio_endio", track.Name)
+			incomplete++
+			if incomplete > skipped {
+				t.Errorf("%s: want submit_bio, then bio_endio", track.Name)
+			}
 			continue
 		}
 		io := submit.Fields[sector] + " " + submit.Fields[size]
@@ -172,8 +195,8 @@ func checkClassLives(t *testing.T, file string) {
 		}
 		got[io] = true
 	}
-	if len(rec.Tracks) != len(want) || len(got) != len(want) {
-		t.Errorf("%d lives, %d of the %d I/Os issued", len(rec.Tracks), len(got), len(want))
+	if lives := len(rec.Tracks); lives < len(want)-skipped || lives > len(want)+skipped || len(got) < len(want)-skipped {
+		t.Errorf("%d lives, %d of the %d I/Os issued, %d calls skipped", lives, len(got), len(want), skipped)
 	}
 }
 
