@@ -55,10 +55,11 @@ type counts struct {
 	mostOpening int64
 }
 
-// message is one line of a node's stream.
+// message is one line of a node's stream, framed as gtrace agent
+// frames it (agent.Message).
 type message struct {
 	Type string          `json:"type"`
-	Data json.RawMessage `json:"data"`
+	Map  json.RawMessage `json:"map"`
 }
 
 func runFleet(tb testing.TB, cfg fleetConfig) fleetResult {
@@ -69,7 +70,7 @@ func runFleet(tb testing.TB, cfg fleetConfig) fleetResult {
 		if err != nil {
 			tb.Fatal(err)
 		}
-		msg, err := json.Marshal(message{Type: "map", Data: data})
+		msg, err := json.Marshal(message{Type: "map", Map: data})
 		if err != nil {
 			tb.Fatal(err)
 		}
@@ -93,7 +94,7 @@ func runFleet(tb testing.TB, cfg fleetConfig) fleetResult {
 			opening.Add(-1)
 			w.WriteHeader(http.StatusOK)
 			for i := range cfg.lines {
-				fmt.Fprintf(w, `{"type":"printf","data":"node %d line %d\n"}`+"\n", n, i)
+				fmt.Fprintf(w, `{"type":"line","text":"node %d line %d"}`+"\n", n, i)
 			}
 			w.(http.Flusher).Flush()
 			select {
@@ -223,7 +224,7 @@ func readMessage(r *bufio.Reader, cnt *counts, add func(*output.Map) error) erro
 	}
 	// A map is sliced out of its line as the servers frame it: parsing
 	// the frame would read the whole map once more.
-	frame := []byte(`{"type":"map","data":`)
+	frame := []byte(`{"type":"map","map":`)
 	data, isMap := bytes.CutPrefix(line, frame)
 	data, framed := bytes.CutSuffix(data, []byte("}\n"))
 	if !isMap || !framed {
